@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+/// @file device_info.hpp What host code knows about the device it plans for. Pure host code:
+/// the family mapping is a constexpr function of the reported architecture number, because
+/// the host pass has no target macros (one binary may carry several --offload-arch targets).
+#pragma once
+
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv {
+
+struct DeviceInfo {
+  bool amd = false;      ///< true: `arch` is the gfx number (1100, 1201, ...); false: CUDA cc (90)
+  int arch = 0;
+  int warp_size = 32;
+  ArchFamily family = ArchFamily::generic;
+};
+
+/// gfx11xx (RDNA3, RDNA3.5) and gfx12xx (RDNA4) have WMMA; other AMD targets use the FMA atom.
+constexpr ArchFamily family_from_gfx(int gfx) {
+  if (gfx >= 1100 && gfx < 1200) return ArchFamily::rdna3;
+  if (gfx >= 1200 && gfx < 1300) return ArchFamily::rdna4;
+  return ArchFamily::generic;
+}
+/// sm_80 and newer have mma.sync m16n8k16 for f16 and bf16.
+constexpr ArchFamily family_from_cuda_cc(int cc) { return cc >= 80 ? ArchFamily::sm80 : ArchFamily::generic; }
+
+constexpr DeviceInfo make_device_info(bool amd, int arch, int warp_size) {
+  DeviceInfo d;
+  d.amd = amd;
+  d.arch = arch;
+  d.warp_size = warp_size;
+  d.family = amd ? family_from_gfx(arch) : family_from_cuda_cc(arch);
+  return d;
+}
+
+/// Oldest NVIDIA architecture the library is built and tested for (Volta: independent thread
+/// scheduling, which the shuffles' full-mask use relies on).
+inline constexpr int kMinCudaCC = 70;
+
+}  // namespace rdnaconv

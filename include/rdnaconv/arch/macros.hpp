@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+/// @file macros.hpp Function qualifiers that work under g++, nvcc and clang-HIP.
+#pragma once
+
+#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__HIP__)
+#define RDNACONV_HD __host__ __device__
+#define RDNACONV_DEVICE __device__
+#define RDNACONV_GPU_COMPILER 1
+#else
+#define RDNACONV_HD
+#define RDNACONV_DEVICE
+#define RDNACONV_GPU_COMPILER 0
+#endif

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/// @file conv2d.hpp The one-call entry point. Include this; everything else comes with it.
+///
+///   rdnaconv::Conv2dProblem p = rdnaconv::make_problem(1, 128, 512, 512, 128, 3, 3, 1, 1);
+///   std::size_t ws = 0;
+///   auto st = rdnaconv::conv2d_workspace_bytes<rdnaconv::bf16_t, rdnaconv::NHWC>(p, {}, &ws);
+///   ... allocate ws bytes once ...
+///   st = rdnaconv::conv2d<rdnaconv::bf16_t, rdnaconv::NHWC>(p, x, w, nullptr, y, work, ws, stream);
+///
+/// The one-shot call packs the weights into the workspace on every call; for repeated calls
+/// with the same weights build a Plan and prepack once.
+#pragma once
+
+#include <cstddef>
+
+#include "rdnaconv/plan.hpp"
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv {
+
+namespace detail {
+constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+}  // namespace detail
+
+/// Workspace the one-shot conv2d needs: the plan's workspace plus room for packed weights.
+template <class T, class Layout>
+Status conv2d_workspace_bytes(const Conv2dProblem& p, const Conv2dOptions& o, std::size_t* bytes,
+                              int device = -1) {
+  if (!bytes) return {StatusCode::null_pointer, "rdnaconv: bytes is null"};
+  Plan<T, Layout> plan;
+  if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
+  *bytes = detail::align_up(plan.packed_weight_bytes(), 256) + plan.workspace_bytes();
+  return Status::success();
+}
+
+/// y = act(conv(x, w) + bias). x in Layout, w OIHW (K, C, R, S), y in Layout of the output type
+/// (options.out_type, default T). Asynchronous on `stream`; allocates nothing.
+template <class T, class Layout>
+Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias, void* y,
+              void* workspace, std::size_t workspace_bytes, rt::stream_t stream = nullptr,
+              const Conv2dOptions& o = {}, int device = -1) {
+  Plan<T, Layout> plan;
+  if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
+  const std::size_t packed = detail::align_up(plan.packed_weight_bytes(), 256);
+  if (workspace_bytes < packed + plan.workspace_bytes())
+    return {StatusCode::workspace_too_small,
+            "rdnaconv: workspace too small: " + std::to_string(workspace_bytes) + " < " +
+                std::to_string(packed + plan.workspace_bytes()) + " bytes (see conv2d_workspace_bytes)"};
+  if (!x || !w || !y) return {StatusCode::null_pointer, "rdnaconv: x, w and y must be non-null"};
+  if (o.has_bias && !bias) return {StatusCode::null_pointer, "rdnaconv: bias is null"};
+  if (!workspace) return {StatusCode::null_pointer, "rdnaconv: workspace is null"};
+  if (Status s = plan.prepack(w, workspace, stream); !s) return s;
+  return plan.run(x, workspace, bias, y, static_cast<char*>(workspace) + packed,
+                  workspace_bytes - packed, stream);
+}
+
+}  // namespace rdnaconv

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/// @file problem.hpp The convolution problem: shapes, stride, dilation, padding. Host and device.
+#pragma once
+
+#include <cstdint>
+
+#include "rdnaconv/arch/macros.hpp"
+
+namespace rdnaconv {
+
+/// A forward 2-D convolution y = conv(x, w).
+///   x: N x C x H x W (layout NCHW or NHWC), w: K x C x R x S (OIHW), y: N x K x P x Q.
+/// Implicit-GEMM view: M = N*P*Q output pixels, N_gemm = K filters, K_gemm = C*R*S.
+/// Padding is per side; asymmetric padding (the VAE downsample's (0,1,0,1)) is allowed.
+struct Conv2dProblem {
+  std::int64_t n = 1, c = 1, h = 1, w = 1, k = 1;
+  std::int64_t r = 1, s = 1;
+  std::int64_t stride_h = 1, stride_w = 1;
+  std::int64_t dil_h = 1, dil_w = 1;
+  std::int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+
+  /// Output height; may be <= 0 for an invalid problem (validation rejects it).
+  RDNACONV_HD constexpr std::int64_t p() const {
+    const std::int64_t span = h + pad_top + pad_bottom - dil_h * (r - 1) - 1;
+    return span < 0 ? 0 : span / stride_h + 1;
+  }
+  /// Output width.
+  RDNACONV_HD constexpr std::int64_t q() const {
+    const std::int64_t span = w + pad_left + pad_right - dil_w * (s - 1) - 1;
+    return span < 0 ? 0 : span / stride_w + 1;
+  }
+  RDNACONV_HD constexpr std::int64_t gemm_m() const { return n * p() * q(); }
+  RDNACONV_HD constexpr std::int64_t gemm_n() const { return k; }
+  RDNACONV_HD constexpr std::int64_t gemm_k() const { return c * r * s; }
+  RDNACONV_HD constexpr std::int64_t x_elems() const { return n * c * h * w; }
+  RDNACONV_HD constexpr std::int64_t w_elems() const { return k * c * r * s; }
+  RDNACONV_HD constexpr std::int64_t y_elems() const { return n * k * p() * q(); }
+  /// Direct-convolution FLOP count, the one convention used everywhere (Winograd too).
+  constexpr double flops() const { return 2.0 * double(gemm_m()) * double(k) * double(gemm_k()); }
+};
+
+/// Convenience: symmetric padding.
+constexpr Conv2dProblem make_problem(std::int64_t n, std::int64_t c, std::int64_t h,
+                                     std::int64_t w, std::int64_t k, std::int64_t r,
+                                     std::int64_t s, std::int64_t stride = 1,
+                                     std::int64_t pad = 0, std::int64_t dil = 1) {
+  Conv2dProblem pr;
+  pr.n = n; pr.c = c; pr.h = h; pr.w = w; pr.k = k; pr.r = r; pr.s = s;
+  pr.stride_h = pr.stride_w = stride;
+  pr.dil_h = pr.dil_w = dil;
+  pr.pad_top = pr.pad_bottom = pr.pad_left = pr.pad_right = pad;
+  return pr;
+}
+
+}  // namespace rdnaconv

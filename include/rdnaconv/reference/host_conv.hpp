@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/// @file host_conv.hpp Host reference convolution: double accumulation, the full epilogue, both
+/// layouts. Type-erased (16-bit words + DType) so it needs no GPU runtime and no platform types.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "rdnaconv/arch/macros.hpp"
+#include "rdnaconv/detail/numeric.hpp"
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::reference {
+
+/// Index of x[n][c][h][w] in the given layout.
+RDNACONV_HD constexpr std::int64_t x_index(const Conv2dProblem& p, LayoutKind l, std::int64_t n, std::int64_t c,
+                               std::int64_t h, std::int64_t w) {
+  return l == LayoutKind::nchw ? ((n * p.c + c) * p.h + h) * p.w + w : ((n * p.h + h) * p.w + w) * p.c + c;
+}
+/// Index of y[n][k][p][q] in the given layout.
+RDNACONV_HD constexpr std::int64_t y_index(const Conv2dProblem& pr, LayoutKind l, std::int64_t n, std::int64_t k,
+                               std::int64_t p, std::int64_t q) {
+  return l == LayoutKind::nchw ? ((n * pr.k + k) * pr.p() + p) * pr.q() + q
+                               : ((n * pr.p() + p) * pr.q() + q) * pr.k + k;
+}
+
+inline double activate_host(double v, Activation a) {
+  switch (a) {
+    case Activation::none: return v;
+    case Activation::relu: return v > 0 ? v : 0;
+    case Activation::relu6: return v > 0 ? (v < 6 ? v : 6) : 0;
+    case Activation::gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+  }
+  return v;
+}
+
+struct HostEpilogue {
+  const void* bias = nullptr;  ///< float* or 16-bit words, per bias_type
+  DType bias_type = DType::f32;
+  Activation act = Activation::none;
+};
+
+/// Pre-rounding results (double) into `acc` (y layout, y_elems long); `abs_acc` gets sum |x*w|
+/// per output when non-null (the scale of the rounding error of any summation order).
+inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in, const std::uint16_t* x,
+                              const std::uint16_t* w, const HostEpilogue& e, std::vector<double>& acc,
+                              std::vector<double>* abs_acc = nullptr) {
+  const std::int64_t P = p.p(), Q = p.q();
+  acc.assign(std::size_t(p.y_elems()), 0.0);
+  if (abs_acc) abs_acc->assign(std::size_t(p.y_elems()), 0.0);
+  std::vector<double> wf(std::size_t(p.w_elems()));
+  for (std::size_t i = 0; i < wf.size(); ++i) wf[i] = detail::bits_to_float(in, w[i]);
+  for (std::int64_t n = 0; n < p.n; ++n)
+    for (std::int64_t k = 0; k < p.k; ++k)
+      for (std::int64_t op = 0; op < P; ++op)
+        for (std::int64_t oq = 0; oq < Q; ++oq) {
+          double s = 0, sa = 0;
+          for (std::int64_t c = 0; c < p.c; ++c)
+            for (std::int64_t r = 0; r < p.r; ++r) {
+              const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
+              if (ih < 0 || ih >= p.h) continue;
+              for (std::int64_t t = 0; t < p.s; ++t) {
+                const std::int64_t iw = oq * p.stride_w - p.pad_left + t * p.dil_w;
+                if (iw < 0 || iw >= p.w) continue;
+                const double xv = detail::bits_to_float(in, x[x_index(p, l, n, c, ih, iw)]);
+                const double prod = xv * wf[std::size_t(((k * p.c + c) * p.r + r) * p.s + t)];
+                s += prod;
+                sa += std::fabs(prod);
+              }
+            }
+          double b = 0;
+          if (e.bias) {
+            b = e.bias_type == DType::f32 ? double(static_cast<const float*>(e.bias)[k])
+                                          : double(detail::bits_to_float(
+                                                e.bias_type, static_cast<const std::uint16_t*>(e.bias)[k]));
+          }
+          const std::size_t yi = std::size_t(y_index(p, l, n, k, op, oq));
+          acc[yi] = activate_host(s + b, e.act);
+          if (abs_acc) (*abs_acc)[yi] = sa + std::fabs(b);
+        }
+}
+
+/// The reference as the library would store it: rounded to `out` (f32 results as float bits in
+/// a uint32 vector, 16-bit types as words).
+inline std::vector<std::uint32_t> host_conv2d(const Conv2dProblem& p, LayoutKind l, DType in,
+                                              const std::uint16_t* x, const std::uint16_t* w,
+                                              const HostEpilogue& e, DType out) {
+  std::vector<double> acc;
+  host_conv2d_exact(p, l, in, x, w, e, acc);
+  std::vector<std::uint32_t> y(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    const float f = float(acc[i]);
+    y[i] = out == DType::f32 ? detail::float_bits(f) : detail::float_to_bits(out, f);
+  }
+  return y;
+}
+
+}  // namespace rdnaconv::reference

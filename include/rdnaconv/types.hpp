@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/// @file types.hpp Enumerations and the status type shared by host and device code (no runtime headers).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace rdnaconv {
+
+/// Element types. `same` is only meaningful as an output type: "the input type".
+enum class DType : std::uint8_t { f16, bf16, f32, same };
+
+/// Activation applied after the bias. gelu is the erf form (PyTorch's default).
+enum class Activation : std::uint8_t { none, relu, relu6, gelu };
+
+/// Tensor layout of input x and output y (weights are always OIHW, as PyTorch stores them).
+enum class LayoutKind : std::uint8_t { nchw, nhwc };
+struct NCHW {
+  static constexpr LayoutKind kind = LayoutKind::nchw;
+};
+struct NHWC {
+  static constexpr LayoutKind kind = LayoutKind::nhwc;
+};
+
+/// Kernel families (and variants). `automatic` asks the router.
+enum class Method : std::uint8_t {
+  automatic,
+  general,      ///< implicit GEMM, any R, S, stride, padding, dilation
+  gemm1x1,      ///< 1x1 filters as a GEMM
+  cblocked3x3,  ///< 3x3 on a channel-blocked NCHWc repack of the input
+  nhwc3x3,      ///< 3x3 direct on NHWC
+  winograd,     ///< Winograd F(4x4, 3x3), unfused
+};
+
+/// Matrix atom a kernel is built on. `native` is the target's own instruction
+/// (WMMA on gfx11/gfx12, mma.sync on sm_80+, FMA elsewhere). gfx11/gfx12 keep the
+/// RDNA lane layouts but compute with portable warp shuffles, so the RDNA fragment
+/// code runs on any wave32 GPU. fma is the portable fallback, forced.
+enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
+
+/// Architecture families that own a tile table.
+enum class ArchFamily : std::uint8_t { generic, rdna3, rdna4, sm80 };
+
+enum class StatusCode : std::uint8_t {
+  ok,
+  null_pointer,
+  invalid_size,
+  empty_output,
+  unsupported_type,
+  unsupported_arch,
+  workspace_too_small,
+  method_not_applicable,
+  runtime_error,
+};
+
+/// Result of every call that can fail. Carries a human-readable message.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status success() { return {}; }
+  bool ok() const { return code_ == StatusCode::ok; }
+  explicit operator bool() const { return ok(); }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::ok;
+  std::string message_;
+};
+
+constexpr const char* to_string(Method m) {
+  switch (m) {
+    case Method::automatic: return "automatic";
+    case Method::general: return "general";
+    case Method::gemm1x1: return "gemm1x1";
+    case Method::cblocked3x3: return "cblocked3x3";
+    case Method::nhwc3x3: return "nhwc3x3";
+    case Method::winograd: return "winograd";
+  }
+  return "?";
+}
+constexpr const char* to_string(DType t) {
+  switch (t) {
+    case DType::f16: return "fp16";
+    case DType::bf16: return "bf16";
+    case DType::f32: return "fp32";
+    case DType::same: return "same";
+  }
+  return "?";
+}
+constexpr const char* to_string(Activation a) {
+  switch (a) {
+    case Activation::none: return "none";
+    case Activation::relu: return "relu";
+    case Activation::relu6: return "relu6";
+    case Activation::gelu: return "gelu";
+  }
+  return "?";
+}
+constexpr const char* to_string(LayoutKind l) { return l == LayoutKind::nchw ? "nchw" : "nhwc"; }
+constexpr const char* to_string(AtomKind a) {
+  switch (a) {
+    case AtomKind::native: return "native";
+    case AtomKind::gfx11: return "gfx11";
+    case AtomKind::gfx12: return "gfx12";
+    case AtomKind::fma: return "fma";
+  }
+  return "?";
+}
+constexpr const char* to_string(ArchFamily f) {
+  switch (f) {
+    case ArchFamily::generic: return "generic";
+    case ArchFamily::rdna3: return "rdna3";
+    case ArchFamily::rdna4: return "rdna4";
+    case ArchFamily::sm80: return "sm80";
+  }
+  return "?";
+}
+constexpr const char* to_string(StatusCode c) {
+  switch (c) {
+    case StatusCode::ok: return "ok";
+    case StatusCode::null_pointer: return "null_pointer";
+    case StatusCode::invalid_size: return "invalid_size";
+    case StatusCode::empty_output: return "empty_output";
+    case StatusCode::unsupported_type: return "unsupported_type";
+    case StatusCode::unsupported_arch: return "unsupported_arch";
+    case StatusCode::workspace_too_small: return "workspace_too_small";
+    case StatusCode::method_not_applicable: return "method_not_applicable";
+    case StatusCode::runtime_error: return "runtime_error";
+  }
+  return "?";
+}
+
+constexpr std::size_t dtype_bytes(DType t) { return t == DType::f32 ? 4 : 2; }
+
+}  // namespace rdnaconv

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/// @file validate.hpp Host-side validation of every argument. Pure host code: it runs before any
+/// device call, so a rejected call launches nothing.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv {
+
+/// Plan-time choices besides the problem: the fused epilogue and the method.
+struct Conv2dOptions {
+  bool has_bias = false;
+  DType bias_type = DType::f32;   ///< f32 or the input type
+  Activation activation = Activation::none;
+  DType out_type = DType::same;   ///< f16, bf16, f32, or same as the input
+  Method method = Method::automatic;  ///< force a method (tests, benchmarks)
+};
+
+namespace detail {
+inline std::string dims(const Conv2dProblem& p) {
+  return "N=" + std::to_string(p.n) + " C=" + std::to_string(p.c) + " H=" + std::to_string(p.h) +
+         " W=" + std::to_string(p.w) + " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) +
+         " S=" + std::to_string(p.s);
+}
+}  // namespace detail
+
+/// Sizes, strides, dilations positive; padding non-negative; each dimension within 32 bits
+/// (kernels index within one image row/plane in 32 bits and across tensors in 64); the output
+/// not empty.
+inline Status validate_problem(const Conv2dProblem& p) {
+  const std::int64_t lim = std::numeric_limits<std::int32_t>::max();
+  const std::int64_t sizes[] = {p.n, p.c, p.h, p.w, p.k, p.r, p.s};
+  for (std::int64_t v : sizes)
+    if (v <= 0 || v > lim)
+      return {StatusCode::invalid_size, "rdnaconv: sizes must be in [1, 2^31): " + detail::dims(p)};
+  if (p.stride_h <= 0 || p.stride_w <= 0 || p.stride_h > lim || p.stride_w > lim)
+    return {StatusCode::invalid_size, "rdnaconv: stride must be positive"};
+  if (p.dil_h <= 0 || p.dil_w <= 0 || p.dil_h > lim || p.dil_w > lim)
+    return {StatusCode::invalid_size, "rdnaconv: dilation must be positive"};
+  if (p.pad_top < 0 || p.pad_bottom < 0 || p.pad_left < 0 || p.pad_right < 0)
+    return {StatusCode::invalid_size, "rdnaconv: padding must be non-negative"};
+  if (p.pad_top > lim || p.pad_bottom > lim || p.pad_left > lim || p.pad_right > lim)
+    return {StatusCode::invalid_size, "rdnaconv: padding too large"};
+  const std::int64_t span_h = p.h + p.pad_top + p.pad_bottom - p.dil_h * (p.r - 1) - 1;
+  const std::int64_t span_w = p.w + p.pad_left + p.pad_right - p.dil_w * (p.s - 1) - 1;
+  if (span_h < 0 || span_w < 0)
+    return {StatusCode::empty_output,
+            "rdnaconv: the padded input is smaller than the dilated filter, output is empty: " +
+                detail::dims(p)};
+  if (p.p() > lim || p.q() > lim || p.c * p.r * p.s > lim)
+    return {StatusCode::invalid_size, "rdnaconv: output plane or reduction exceeds 2^31"};
+  return Status::success();
+}
+
+inline Status validate_types(DType in, const Conv2dOptions& o) {
+  if (in != DType::f16 && in != DType::bf16)
+    return {StatusCode::unsupported_type, "rdnaconv: input type must be fp16 or bf16"};
+  if (o.out_type != DType::same && o.out_type != DType::f16 && o.out_type != DType::bf16 &&
+      o.out_type != DType::f32)
+    return {StatusCode::unsupported_type, "rdnaconv: output type must be fp16, bf16 or fp32"};
+  if (o.has_bias && o.bias_type != DType::f32 && o.bias_type != in)
+    return {StatusCode::unsupported_type,
+            std::string("rdnaconv: bias type must be fp32 or the input type (") + to_string(in) + ")"};
+  return Status::success();
+}
+
+struct RunBuffers {
+  const void* x = nullptr;
+  const void* packed_w = nullptr;
+  const void* bias = nullptr;
+  void* y = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+inline Status validate_buffers(const RunBuffers& b, bool has_bias, std::size_t need_ws) {
+  if (b.x == nullptr) return {StatusCode::null_pointer, "rdnaconv: x is null"};
+  if (b.packed_w == nullptr) return {StatusCode::null_pointer, "rdnaconv: weights are null"};
+  if (b.y == nullptr) return {StatusCode::null_pointer, "rdnaconv: y is null"};
+  if (has_bias && b.bias == nullptr)
+    return {StatusCode::null_pointer, "rdnaconv: the plan has a bias but bias is null"};
+  if (b.workspace_bytes < need_ws)
+    return {StatusCode::workspace_too_small, "rdnaconv: workspace too small: " +
+                                                 std::to_string(b.workspace_bytes) + " < " +
+                                                 std::to_string(need_ws) + " bytes"};
+  if (need_ws > 0 && b.workspace == nullptr)
+    return {StatusCode::null_pointer, "rdnaconv: workspace is null"};
+  return Status::success();
+}
+
+}  // namespace rdnaconv
