@@ -14,12 +14,12 @@ namespace rdnaconv::detail {
 
 RDNACONV_HD inline std::uint32_t float_bits(float f) {
   std::uint32_t u;
-  std::memcpy(&u, &f, 4);
+  __builtin_memcpy(&u, &f, 4);
   return u;
 }
 RDNACONV_HD inline float bits_float(std::uint32_t u) {
   float f;
-  std::memcpy(&f, &u, 4);
+  __builtin_memcpy(&f, &u, 4);
   return f;
 }
 
