@@ -43,13 +43,9 @@ Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias, 
   Plan<T, Layout> plan;
   if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
   const std::size_t packed = detail::align_up(plan.packed_weight_bytes(), 256);
-  if (workspace_bytes < packed + plan.workspace_bytes())
-    return {StatusCode::workspace_too_small,
-            "rdnaconv: workspace too small: " + std::to_string(workspace_bytes) + " < " +
-                std::to_string(packed + plan.workspace_bytes()) + " bytes (see conv2d_workspace_bytes)"};
-  if (!x || !w || !y) return {StatusCode::null_pointer, "rdnaconv: x, w and y must be non-null"};
-  if (o.has_bias && !bias) return {StatusCode::null_pointer, "rdnaconv: bias is null"};
-  if (!workspace) return {StatusCode::null_pointer, "rdnaconv: workspace is null"};
+  // All buffers are checked before the prepack launch, so an error launches nothing.
+  const RunBuffers b{x, w, bias, y, workspace, workspace_bytes};
+  if (Status s = validate_buffers(b, o.has_bias, packed + plan.workspace_bytes()); !s) return s;
   if (Status s = plan.prepack(w, workspace, stream); !s) return s;
   return plan.run(x, workspace, bias, y, static_cast<char*>(workspace) + packed,
                   workspace_bytes - packed, stream);
