@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "rdnaconv/plan.hpp"
 #include "rdnaconv/problem.hpp"
@@ -43,9 +44,14 @@ Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias, 
   Plan<T, Layout> plan;
   if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
   const std::size_t packed = detail::align_up(plan.packed_weight_bytes(), 256);
-  // All buffers are checked before the prepack launch, so an error launches nothing.
-  const RunBuffers b{x, w, bias, y, workspace, workspace_bytes};
-  if (Status s = validate_buffers(b, o.has_bias, packed + plan.workspace_bytes()); !s) return s;
+  // All buffers are checked before the prepack launch, so an error launches nothing. The packed
+  // weights live at the start of the workspace.
+  if (w == nullptr) return {StatusCode::null_pointer, "rdnaconv: w is null"};
+  if (reinterpret_cast<std::uintptr_t>(w) % 2 != 0) return {StatusCode::misaligned, "rdnaconv: w is not 2-byte aligned"};
+  if (workspace == nullptr)
+    return {StatusCode::null_pointer, "rdnaconv: workspace is null (the one-shot call packs the weights into it)"};
+  const RunBuffers b{x, workspace, bias, y, workspace, workspace_bytes};
+  if (Status s = validate_buffers(b, o, dtype_of<T>(), packed + plan.workspace_bytes()); !s) return s;
   if (Status s = plan.prepack(w, workspace, stream); !s) return s;
   return plan.run(x, workspace, bias, y, static_cast<char*>(workspace) + packed,
                   workspace_bytes - packed, stream);

@@ -1,42 +1,53 @@
 // SPDX-License-Identifier: MIT
 /// @file methods.hpp The method registry: one row per method (family and variant) with its guard,
-/// its tolerance class and its benchmark label. Router fall-through, the tests and the
-/// benchmarks iterate over this table; adding a method is one row here plus its kernel.
+/// its sizes, its tolerance class and its benchmark label. Plan selection, the tests, the check
+/// CLI and the benchmarks iterate over this table; adding a method is one row here plus its
+/// kernel launch in plan.hpp.
 #pragma once
 
 #include <array>
 #include <cstddef>
 
+#include "rdnaconv/kernels/conv3x3/conv3x3_desc.hpp"
+#include "rdnaconv/kernels/gemm1x1/gemm1x1_desc.hpp"
 #include "rdnaconv/kernels/implicit_gemm/implicit_gemm_desc.hpp"
+#include "rdnaconv/kernels/winograd/winograd_desc.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
 
 namespace rdnaconv {
 
-/// How a method's result may differ from the direct convolution (see docs/DESIGN.md).
+/// How a method's result may differ from the direct convolution (docs/DESIGN.md, tolerance
+/// model): direct methods round only in the fp32 accumulation and the output; Winograd also
+/// rounds its transformed operands to T.
 enum class ToleranceClass : std::uint8_t { direct, winograd };
 
 struct MethodInfo {
   Method method;
-  const char* name;
-  bool built;  ///< false: the family is routed to but not implemented yet, so it falls through
+  const char* name;  ///< also the benchmark label
   ToleranceClass tolerance;
+  kernels::TileKind tile_kind;
   bool (*can_implement)(const Conv2dProblem&, LayoutKind);
+  std::size_t (*packed_weight_bytes)(const Conv2dProblem&, ArchFamily);
+  std::size_t (*workspace_bytes)(const Conv2dProblem&, LayoutKind, ArchFamily);
 };
 
 namespace detail {
-constexpr bool never(const Conv2dProblem&, LayoutKind) { return false; }
-constexpr bool general_ok(const Conv2dProblem& p, LayoutKind l) {
-  return kernels::GeneralFamily::can_implement(p, l);
+template <class F>
+constexpr MethodInfo method_row(ToleranceClass t) {
+  return {F::method, F::name(), t, F::tile_kind, [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
+          [](const Conv2dProblem& p, ArchFamily f) { return F::packed_weight_bytes(p, f); },
+          [](const Conv2dProblem& p, LayoutKind l, ArchFamily f) { return F::workspace_bytes(p, l, f); }};
 }
 }  // namespace detail
 
-inline constexpr std::array<MethodInfo, 5> kMethods{{
-    {Method::general, "general", true, ToleranceClass::direct, &detail::general_ok},
-    {Method::gemm1x1, "gemm1x1", false, ToleranceClass::direct, &detail::never},
-    {Method::cblocked3x3, "cblocked3x3", false, ToleranceClass::direct, &detail::never},
-    {Method::nhwc3x3, "nhwc3x3", false, ToleranceClass::direct, &detail::never},
-    {Method::winograd, "winograd", false, ToleranceClass::winograd, &detail::never},
+inline constexpr std::array<MethodInfo, 6> kMethods{{
+    detail::method_row<kernels::GeneralFamily>(ToleranceClass::direct),
+    detail::method_row<kernels::Gemm1x1Family>(ToleranceClass::direct),
+    detail::method_row<kernels::Nhwc3x3Family>(ToleranceClass::direct),
+    detail::method_row<kernels::CBlocked3x3Family>(ToleranceClass::direct),
+    detail::method_row<kernels::Nchw3x3Family>(ToleranceClass::direct),
+    detail::method_row<kernels::WinogradFamily>(ToleranceClass::winograd),
 }};
 
 constexpr const MethodInfo* find_method(Method m) {
@@ -45,9 +56,19 @@ constexpr const MethodInfo* find_method(Method m) {
   return nullptr;
 }
 
+constexpr const MethodInfo* find_method(const char* name) {
+  for (const MethodInfo& i : kMethods) {
+    const char* a = i.name;
+    const char* b = name;
+    while (*a && *a == *b) ++a, ++b;
+    if (*a == 0 && *b == 0) return &i;
+  }
+  return nullptr;
+}
+
 constexpr bool can_implement(Method m, const Conv2dProblem& p, LayoutKind l) {
   const MethodInfo* i = find_method(m);
-  return i != nullptr && i->built && i->can_implement(p, l);
+  return i != nullptr && i->can_implement(p, l);
 }
 
 }  // namespace rdnaconv

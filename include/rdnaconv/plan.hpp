@@ -11,7 +11,9 @@
 #include <type_traits>
 
 #include "rdnaconv/arch/platform.hpp"
-#include "rdnaconv/kernels/implicit_gemm/implicit_gemm.hpp"
+#include "rdnaconv/kernels/common/engine.hpp"
+#include "rdnaconv/kernels/conv3x3/repack.hpp"
+#include "rdnaconv/kernels/winograd/winograd.hpp"
 #include "rdnaconv/plan_desc.hpp"
 
 namespace rdnaconv {
@@ -69,7 +71,7 @@ inline Status query_device(int device, DeviceInfo& out) {
 
 /// A planned convolution for input type T (fp16_t or bf16_t) and Layout (NCHW or NHWC).
 /// Atom picks the matrix atom: native for users; gfx11/gfx12 run the RDNA fragment layouts
-/// emulated (tests on NVIDIA), fma the portable fallback.
+/// (and the RDNA tiles and pipeline) emulated, for tests on NVIDIA; fma the portable fallback.
 template <class T, class Layout, AtomKind Atom = AtomKind::native>
 class Plan {
   static constexpr DType kT = dtype_of<T>();
@@ -85,9 +87,8 @@ class Plan {
   }
   /// Plans for a described device (no runtime call).
   static Status create_for(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o, const DeviceInfo& dev) {
-    constexpr bool wave32 = Atom == AtomKind::gfx11 || Atom == AtomKind::gfx12;
     PlanDesc d;
-    if (Status s = make_plan_desc(d, p, kT, kL, o, dev, wave32); !s) return s;
+    if (Status s = make_plan_desc(d, p, kT, kL, o, dev, Atom); !s) return s;
     out.desc_ = d;
     out.ready_ = true;
     return Status::success();
@@ -98,63 +99,181 @@ class Plan {
   std::size_t workspace_bytes() const { return desc_.workspace_bytes; }
   std::size_t packed_weight_bytes() const { return desc_.packed_weight_bytes; }
 
-  /// Packs OIHW weights `w` into `packed` (packed_weight_bytes(), 16-byte aligned for the fast
-  /// path). Asynchronous on `stream`; the caller owns `packed`.
+  /// Packs OIHW weights `w` into `packed` (packed_weight_bytes(), 16-byte aligned). Asynchronous
+  /// on `stream`; the caller owns `packed`.
   Status prepack(const T* w, void* packed, rt::stream_t stream = nullptr) const {
     if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
     if (!w || !packed) return {StatusCode::null_pointer, "rdnaconv: prepack: null pointer"};
+    if (reinterpret_cast<std::uintptr_t>(packed) % 16 != 0)
+      return {StatusCode::misaligned, "rdnaconv: prepack: packed weights must be 16-byte aligned"};
     const auto* ws = reinterpret_cast<const std::uint16_t*>(w);
     auto* pk = static_cast<std::uint16_t*>(packed);
-    switch (desc_.method) {
-      case Method::general: {
-        const auto g = kernels::make_gemm_params(desc_.problem, kernels::general_tiles(desc_.device.family).block_k);
-        return detail::rt_status(kernels::launch_pack_general(ws, pk, g, stream), "prepack launch");
-      }
-      default: return {StatusCode::method_not_applicable, "rdnaconv: method has no kernel"};
+    const Conv2dProblem& p = desc_.problem;
+    if (desc_.method == Method::winograd) {
+      const int c_pad = int(kernels::round_up(p.c, kernels::WinogradFamily::block_k(desc_.tiles)));
+      return detail::rt_status(kernels::launch_winograd_filter<kT>(ws, pk, int(p.k), int(p.c), c_pad, stream),
+                               "prepack launch");
     }
+    const kernels::ConvGemmParams g = kernels::make_conv_params(p, reduction_layout());
+    return detail::rt_status(kernels::launch_pack_tap_major(ws, pk, g, stream), "prepack launch");
   }
 
-  /// Launches the convolution. `bias` per filter (type from the options), `y` of the output type.
+  /// Launches the convolution: kernels only (no allocation, no synchronisation). `bias` per
+  /// filter (type from the options), `y` of the output type, `workspace` of workspace_bytes().
   Status run(const T* x, const void* packed_w, const void* bias, void* y, void* workspace,
              std::size_t workspace_bytes, rt::stream_t stream = nullptr) const {
     if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
-    RunBuffers b{x, packed_w, bias, y, workspace, workspace_bytes};
-    if (Status s = validate_buffers(b, desc_.options.has_bias, desc_.workspace_bytes); !s) return s;
+    const RunBuffers b{x, packed_w, bias, y, workspace, workspace_bytes};
+    if (Status s = validate_buffers(b, desc_.options, kT, desc_.workspace_bytes); !s) return s;
     EpilogueParams e;
     e.bias = desc_.options.has_bias ? bias : nullptr;
     e.bias_type = desc_.options.bias_type;
     e.act = desc_.options.activation;
     e.out_type = desc_.out_type();
     e.y = y;
-    switch (desc_.method) {
-      case Method::general: return run_general(x, packed_w, e, stream);
-      default: return {StatusCode::method_not_applicable, "rdnaconv: method has no kernel"};
-    }
+    const Run r{reinterpret_cast<const std::uint16_t*>(x), static_cast<const std::uint16_t*>(packed_w), e,
+                static_cast<char*>(workspace), stream};
+    return with_tiles([&](auto tag) { return run_method<decltype(tag)::value>(r); });
   }
 
  private:
-  template <class Tiles>
-  Status launch_general(kernels::GemmConvParams& g, rt::stream_t stream) const {
-    return detail::rt_status(kernels::launch_implicit_gemm<Tiles, kT, kL, Atom>(g, stream), "general launch");
-  }
-  Status run_general(const T* x, const void* packed_w, const EpilogueParams& e, rt::stream_t stream) const {
-    using namespace kernels;
-    const TileConfig cfg = general_tiles(desc_.device.family);
-    GemmConvParams g = make_gemm_params(desc_.problem, cfg.block_k);
-    g.x = reinterpret_cast<const std::uint16_t*>(x);
-    g.wpk = static_cast<const std::uint16_t*>(packed_w);
-    g.epi = e;
-    g.vec_x = kL == LayoutKind::nhwc && desc_.problem.c % 8 == 0 &&
-              reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-    g.vec_w = reinterpret_cast<std::uintptr_t>(packed_w) % 16 == 0;
-    // One run-time-to-constexpr switch: the architecture family's tile table.
-    switch (desc_.device.family) {
-      case ArchFamily::rdna3: return launch_general<tile_tag<kGeneralRdna3>>(g, stream);
-      case ArchFamily::rdna4: return launch_general<tile_tag<kGeneralRdna4>>(g, stream);
-      case ArchFamily::sm80: return launch_general<tile_tag<kGeneralSm80>>(g, stream);
-      case ArchFamily::generic: break;
+  struct Run {
+    const std::uint16_t* x;
+    const std::uint16_t* packed;
+    EpilogueParams epi;
+    char* workspace;
+    rt::stream_t stream;
+  };
+  template <ArchFamily F>
+  using family_c = std::integral_constant<ArchFamily, F>;
+
+  /// The one run-time-to-constexpr switch of a launch: the tile table. Only tables this build
+  /// can use are instantiated (RDNA tables on HIP, sm80 on CUDA; emulated atoms: their RDNA table).
+  template <class Fn>
+  Status with_tiles(Fn&& fn) const {
+    if constexpr (Atom == AtomKind::gfx11) {
+      return fn(family_c<ArchFamily::rdna3>{});
+    } else if constexpr (Atom == AtomKind::gfx12) {
+      return fn(family_c<ArchFamily::rdna4>{});
+    } else if constexpr (Atom == AtomKind::fma) {
+      return fn(family_c<ArchFamily::generic>{});
+    } else {
+#if defined(RDNACONV_BACKEND_CUDA)
+      if (desc_.tiles == ArchFamily::sm80) return fn(family_c<ArchFamily::sm80>{});
+#else
+      if (desc_.tiles == ArchFamily::rdna3) return fn(family_c<ArchFamily::rdna3>{});
+      if (desc_.tiles == ArchFamily::rdna4) return fn(family_c<ArchFamily::rdna4>{});
+#endif
+      return fn(family_c<ArchFamily::generic>{});
     }
-    return launch_general<tile_tag<kGeneralGeneric>>(g, stream);
+  }
+
+  kernels::ReductionLayout reduction_layout() const {
+    const Conv2dProblem& p = desc_.problem;
+    switch (desc_.method) {
+      case Method::general: return kernels::GeneralFamily::layout(p, desc_.tiles);
+      case Method::gemm1x1: return kernels::Gemm1x1Family::layout(p, desc_.tiles);
+      default: return kernels::Nhwc3x3Family::layout(p, desc_.tiles);  // all 3x3 variants
+    }
+  }
+
+  template <ArchFamily F, kernels::TileKind K, class IterTag, LayoutKind OutL>
+  static Status launch_engine(const kernels::ConvGemmParams& g, int batches, rt::stream_t stream) {
+    using Tiles = kernels::tile_tag<F, K>;
+    return detail::rt_status(kernels::launch_conv_gemm<Tiles, kT, Atom, IterTag, OutL>(g, batches, stream),
+                             "kernel launch");
+  }
+
+  /// Direct families: one engine launch over the input (or its repack `a_src`).
+  template <ArchFamily F, kernels::TileKind K, class IterTag>
+  Status run_direct(const Run& r, const std::uint16_t* a_src) const {
+    kernels::ConvGemmParams g = kernels::make_conv_params(desc_.problem, reduction_layout());
+    g.x = a_src;
+    g.wpk = r.packed;
+    g.epi = r.epi;
+    g.vec_x = kL == LayoutKind::nhwc && desc_.problem.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
+    return launch_engine<F, K, IterTag, kL>(g, 1, r.stream);
+  }
+
+  template <ArchFamily F>
+  Status run_method(const Run& r) const {
+    using namespace kernels;
+    const Conv2dProblem& p = desc_.problem;
+    constexpr InLayout kIn = kL == LayoutKind::nhwc ? InLayout::nhwc : InLayout::nchw;
+    switch (desc_.method) {
+      case Method::general: return run_direct<F, TileKind::general, GeneralIterTag<kL>>(r, r.x);
+      case Method::gemm1x1: return run_direct<F, TileKind::gemm1x1, TapIterTag<kIn, true>>(r, r.x);
+      case Method::nhwc3x3:
+        if constexpr (kL == LayoutKind::nhwc) return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nhwc, false>>(r, r.x);
+        break;
+      case Method::nchw3x3:
+        if constexpr (kL == LayoutKind::nchw) return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchw, false>>(r, r.x);
+        break;
+      case Method::cblocked3x3:
+        if constexpr (kL == LayoutKind::nchw) {
+          constexpr int BK = tile_of(F, TileKind::conv3x3).block_k;
+          auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace);
+          const int c_pad = int(Nhwc3x3Family::layout(p, F).c_pad);
+          if (Status s = detail::rt_status(
+                  launch_repack_nchwc<BK>(r.x, xc, int(p.n), int(p.c), c_pad, p.h * p.w, r.stream), "repack launch");
+              !s)
+            return s;
+          return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchwc, false>>(r, xc);
+        }
+        break;
+      case Method::winograd: return run_winograd<F>(r);
+      case Method::automatic: break;
+    }
+    return {StatusCode::method_not_applicable, std::string("rdnaconv: no kernel for ") + to_string(desc_.method) +
+                                                   " on " + to_string(kL)};
+  }
+
+  /// Winograd: [repack (NCHW)] -> input transform -> 36 batched GEMMs -> output transform.
+  template <ArchFamily F>
+  Status run_winograd(const Run& r) const {
+    using namespace kernels;
+    constexpr int BK = tile_of(F, TileKind::winograd).block_k;
+    const Conv2dProblem& p = desc_.problem;
+    const WinogradLayout wl = winograd_layout(p, kL, BK);
+    WinogradParams wp{};
+    wp.n = int(p.n); wp.c = int(p.c); wp.h = int(p.h); wp.w = int(p.w); wp.k = int(p.k);
+    wp.p = int(p.p()); wp.q = int(p.q()); wp.pad_top = int(p.pad_top); wp.pad_left = int(p.pad_left);
+    wp.c_pad = int(wl.c_pad);
+    wp.tiles_h = int(wl.tiles_h); wp.tiles_w = int(wl.tiles_w); wp.tiles = wl.tiles;
+    wp.x = r.x;
+    wp.v = reinterpret_cast<std::uint16_t*>(r.workspace + wl.v_off);
+    wp.m = reinterpret_cast<float*>(r.workspace + wl.m_off);
+    wp.epi = r.epi;
+    if constexpr (kL == LayoutKind::nchw) {
+      auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace + wl.repack_off);
+      if (Status s = detail::rt_status(
+              launch_repack_nchwc<BK>(r.x, xc, wp.n, wp.c, wp.c_pad, p.h * p.w, r.stream), "repack launch");
+          !s)
+        return s;
+      wp.x = xc;
+      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nchwc, BK>(wp, r.stream), "input transform");
+          !s)
+        return s;
+    } else {
+      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nhwc, BK>(wp, r.stream), "input transform");
+          !s)
+        return s;
+    }
+    ConvGemmParams g{};
+    g.k = wp.k;
+    g.p = g.q = 1;
+    g.c_pad = g.k_total = wp.c_pad;
+    g.m = wl.tiles;
+    g.x = wp.v;
+    g.wpk = r.packed;
+    g.epi.y = wp.m;
+    g.epi.out_type = DType::f32;
+    g.a_batch_stride = wl.tiles * wl.c_pad;
+    g.b_batch_stride = p.k * wl.c_pad;
+    g.out_batch_stride = wl.tiles * p.k;
+    if (Status s = launch_engine<F, TileKind::winograd, WinogradIterTag, LayoutKind::nhwc>(g, 36, r.stream); !s)
+      return s;
+    return detail::rt_status(launch_winograd_output<kL>(wp, r.stream), "output transform");
   }
 
   PlanDesc desc_;

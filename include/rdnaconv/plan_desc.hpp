@@ -13,12 +13,26 @@
 
 namespace rdnaconv {
 
+/// Whose tile table a plan uses: the device's own for the native atom; the RDNA tables for the
+/// emulated RDNA atoms (so the emulation runs the RDNA tiles and pipeline); generic for fma.
+constexpr ArchFamily tile_family(AtomKind atom, ArchFamily device) {
+  switch (atom) {
+    case AtomKind::native: return device;
+    case AtomKind::gfx11: return ArchFamily::rdna3;
+    case AtomKind::gfx12: return ArchFamily::rdna4;
+    case AtomKind::fma: break;
+  }
+  return ArchFamily::generic;
+}
+
 struct PlanDesc {
   Conv2dProblem problem;
   DType dtype = DType::f16;
   LayoutKind layout = LayoutKind::nhwc;
   Conv2dOptions options;
   DeviceInfo device;
+  AtomKind atom = AtomKind::native;
+  ArchFamily tiles = ArchFamily::generic;  ///< tile table in use (tile_family)
   Method routed = Method::general;  ///< what the router asked for
   Method method = Method::general;  ///< what runs (routed, or general where routed can't)
   std::size_t workspace_bytes = 0;
@@ -26,15 +40,15 @@ struct PlanDesc {
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
 };
 
-/// `needs_wave32`: the kernel's atom uses 32-lane shuffles (the emulated RDNA atoms).
 inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype, LayoutKind layout,
-                             const Conv2dOptions& o, const DeviceInfo& dev, bool needs_wave32) {
+                             const Conv2dOptions& o, const DeviceInfo& dev, AtomKind atom = AtomKind::native) {
   if (Status s = validate_problem(p); !s) return s;
   if (Status s = validate_types(dtype, o); !s) return s;
   if (!dev.amd && dev.arch < kMinCudaCC)
     return {StatusCode::unsupported_arch,
             "rdnaconv: NVIDIA compute capability " + std::to_string(dev.arch) + " < 70"};
-  if (needs_wave32 && dev.warp_size != 32)
+  const bool emulated = atom == AtomKind::gfx11 || atom == AtomKind::gfx12;
+  if (emulated && dev.warp_size != 32)
     return {StatusCode::unsupported_arch, "rdnaconv: the emulated RDNA atoms need wave32, device has " +
                                               std::to_string(dev.warp_size) + " lanes"};
   PlanDesc d;
@@ -43,24 +57,28 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
   d.layout = layout;
   d.options = o;
   d.device = dev;
+  d.atom = atom;
+  d.tiles = tile_family(atom, dev.family);
   if (o.method != Method::automatic) {
     if (!can_implement(o.method, p, layout))
       return {StatusCode::method_not_applicable,
-              std::string("rdnaconv: forced method ") + to_string(o.method) +
-                  " cannot implement " + detail::dims(p) + " " + to_string(layout)};
+              std::string("rdnaconv: forced method ") + to_string(o.method) + " cannot implement " +
+                  detail::dims(p) + " stride=" + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
+                  " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) + " " + to_string(layout)};
     d.routed = d.method = o.method;
   } else {
-    d.routed = route(p, layout, dev.family);
+    d.routed = route(p, layout, d.tiles);
     d.method = can_implement(d.routed, p, layout) ? d.routed : Method::general;
   }
-  switch (d.method) {
-    case Method::general:
-      d.workspace_bytes = kernels::GeneralFamily::workspace_bytes(p);
-      d.packed_weight_bytes = kernels::GeneralFamily::packed_weight_bytes(p, dev.family);
-      break;
-    default:
-      return {StatusCode::method_not_applicable, "rdnaconv: method has no kernel"};
-  }
+  const MethodInfo* mi = find_method(d.method);
+  // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
+  const kernels::TileConfig tc = kernels::tile_of(d.tiles, mi->tile_kind);
+  const std::int64_t rows = d.method == Method::winograd ? winograd_tiles(p) : p.gemm_m();
+  if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)
+    return {StatusCode::invalid_size, "rdnaconv: problem too large for one launch (" + std::to_string(rows) +
+                                          " GEMM rows x " + std::to_string(p.k) + " filters)"};
+  d.workspace_bytes = mi->workspace_bytes(p, layout, d.tiles);
+  d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
   out = d;
   return Status::success();
 }

@@ -1,54 +1,51 @@
 // SPDX-License-Identifier: MIT
 /// @file router.hpp The constexpr shape router: (problem, layout, architecture family) -> method.
-/// The rules name all five families; a family that cannot implement a shape (or is not built
-/// yet) falls through to `general` in plan selection (see methods.hpp), so every valid shape
-/// always has a kernel.
+/// Every rule returns a method that can implement the shape (checked by the host tests over the
+/// model layers and random shapes); plan selection still falls back to `general` if one could
+/// not, so every valid shape always has a kernel.
 #pragma once
 
+#include "rdnaconv/kernels/winograd/winograd_desc.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
 
 namespace rdnaconv {
 
-/// Thresholds of the router, one set per architecture family. Initial values are set from the
-/// arithmetic argument in docs/DESIGN.md (Winograd pays once the GEMM is large enough that the
-/// transforms' extra bytes are amortised); the kernel-family and Winograd work replace them by
-/// measured sweeps.
+using kernels::winograd_eligible;
+using kernels::winograd_tiles;
+
+/// Thresholds of the router, one set per architecture family; where each number comes from is
+/// in docs/ROUTER.md (the measured sweep on the H200 for sm80; RDNA keeps the same rules until
+/// it can be measured, since no AMD GPU is available to this project).
 struct RouterThresholds {
+  std::int64_t tap_min_c;           ///< tap families pad C to block_k: below this, general wastes less
   std::int64_t winograd_min_c;
   std::int64_t winograd_min_k;
   std::int64_t winograd_min_tiles;  ///< 4x4 output tiles (N * ceil(P/4) * ceil(Q/4))
+  std::int64_t cblocked_min_k;      ///< NCHW 3x3: the repack pays once K is this large
 };
 
 constexpr RouterThresholds router_thresholds(ArchFamily f) {
   switch (f) {
     case ArchFamily::rdna3:
-    case ArchFamily::rdna4: return {256, 256, 1024};
-    case ArchFamily::sm80: return {256, 256, 1024};
+    case ArchFamily::rdna4:
+    case ArchFamily::sm80: return {16, 256, 256, 1024, 128};
     case ArchFamily::generic: break;
   }
-  return {1 << 30, 1 << 30, 1 << 30};  // no matrix units: keep to direct methods
-}
-
-/// F(4x4, 3x3) needs unit stride and dilation; C < 4 is excluded because the transform's
-/// error amplification is not amortised over a short reduction (docs/DESIGN.md).
-constexpr bool winograd_eligible(const Conv2dProblem& p) {
-  return p.r == 3 && p.s == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 &&
-         p.dil_w == 1 && p.c >= 4;
-}
-
-constexpr std::int64_t winograd_tiles(const Conv2dProblem& p) {
-  return p.n * ((p.p() + 3) / 4) * ((p.q() + 3) / 4);
+  // no matrix units: keep to the direct methods
+  return {16, std::int64_t(1) << 40, std::int64_t(1) << 40, std::int64_t(1) << 40, 128};
 }
 
 constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily family) {
-  if (p.r == 1 && p.s == 1) return Method::gemm1x1;
+  const RouterThresholds t = router_thresholds(family);
+  if (p.r == 1 && p.s == 1) return p.c >= t.tap_min_c ? Method::gemm1x1 : Method::general;
   if (p.r == 3 && p.s == 3) {
-    const RouterThresholds t = router_thresholds(family);
     if (winograd_eligible(p) && p.c >= t.winograd_min_c && p.k >= t.winograd_min_k &&
         winograd_tiles(p) >= t.winograd_min_tiles)
       return Method::winograd;
-    return layout == LayoutKind::nhwc ? Method::nhwc3x3 : Method::cblocked3x3;
+    if (p.c < t.tap_min_c) return Method::general;
+    if (layout == LayoutKind::nhwc) return Method::nhwc3x3;
+    return p.k >= t.cblocked_min_k ? Method::cblocked3x3 : Method::nchw3x3;
   }
   return Method::general;
 }

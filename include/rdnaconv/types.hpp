@@ -28,9 +28,10 @@ enum class Method : std::uint8_t {
   automatic,
   general,      ///< implicit GEMM, any R, S, stride, padding, dilation
   gemm1x1,      ///< 1x1 filters as a GEMM
-  cblocked3x3,  ///< 3x3 on a channel-blocked NCHWc repack of the input
+  cblocked3x3,  ///< 3x3 on a channel-blocked NCHWc repack of the input (NCHW)
   nhwc3x3,      ///< 3x3 direct on NHWC
-  winograd,     ///< Winograd F(4x4, 3x3), unfused
+  nchw3x3,      ///< 3x3 direct on NCHW without a repack (tiles transposed through LDS)
+  winograd,     ///< Winograd F(4x4, 3x3): transforms + batched GEMM + output transform
 };
 
 /// Matrix atom a kernel is built on. `native` is the target's own instruction
@@ -51,6 +52,7 @@ enum class StatusCode : std::uint8_t {
   unsupported_arch,
   workspace_too_small,
   method_not_applicable,
+  misaligned,
   runtime_error,
 };
 
@@ -77,6 +79,7 @@ constexpr const char* to_string(Method m) {
     case Method::gemm1x1: return "gemm1x1";
     case Method::cblocked3x3: return "cblocked3x3";
     case Method::nhwc3x3: return "nhwc3x3";
+    case Method::nchw3x3: return "nchw3x3";
     case Method::winograd: return "winograd";
   }
   return "?";
@@ -128,6 +131,7 @@ constexpr const char* to_string(StatusCode c) {
     case StatusCode::unsupported_arch: return "unsupported_arch";
     case StatusCode::workspace_too_small: return "workspace_too_small";
     case StatusCode::method_not_applicable: return "method_not_applicable";
+    case StatusCode::misaligned: return "misaligned";
     case StatusCode::runtime_error: return "runtime_error";
   }
   return "?";

@@ -54,6 +54,12 @@ inline Status validate_problem(const Conv2dProblem& p) {
                 detail::dims(p)};
   if (p.p() > lim || p.q() > lim || p.c * p.r * p.s > lim)
     return {StatusCode::invalid_size, "rdnaconv: output plane or reduction exceeds 2^31"};
+  // Element counts must fit 63 bits (offsets are int64); checked in double to avoid overflow.
+  const double big = 4.0e18;
+  if (double(p.n) * double(p.c) * double(p.h) * double(p.w) > big ||
+      double(p.n) * double(p.k) * double(p.p()) * double(p.q()) > big ||
+      double(p.k) * double(p.c) * double(p.r) * double(p.s) > big)
+    return {StatusCode::invalid_size, "rdnaconv: tensor too large (over 2^61 elements)"};
   return Status::success();
 }
 
@@ -78,11 +84,14 @@ struct RunBuffers {
   std::size_t workspace_bytes = 0;
 };
 
-inline Status validate_buffers(const RunBuffers& b, bool has_bias, std::size_t need_ws) {
+/// Null pointers, workspace size, and alignment: x, 16-bit y and 16-bit bias on 2 bytes, fp32 y
+/// and fp32 bias on 4, the packed weights and the workspace on 16 (they are read with 16-byte
+/// vector loads; hipMalloc/cudaMalloc allocations are 256-byte aligned).
+inline Status validate_buffers(const RunBuffers& b, const Conv2dOptions& o, DType in, std::size_t need_ws) {
   if (b.x == nullptr) return {StatusCode::null_pointer, "rdnaconv: x is null"};
   if (b.packed_w == nullptr) return {StatusCode::null_pointer, "rdnaconv: weights are null"};
   if (b.y == nullptr) return {StatusCode::null_pointer, "rdnaconv: y is null"};
-  if (has_bias && b.bias == nullptr)
+  if (o.has_bias && b.bias == nullptr)
     return {StatusCode::null_pointer, "rdnaconv: the plan has a bias but bias is null"};
   if (b.workspace_bytes < need_ws)
     return {StatusCode::workspace_too_small, "rdnaconv: workspace too small: " +
@@ -90,6 +99,17 @@ inline Status validate_buffers(const RunBuffers& b, bool has_bias, std::size_t n
                                                  std::to_string(need_ws) + " bytes"};
   if (need_ws > 0 && b.workspace == nullptr)
     return {StatusCode::null_pointer, "rdnaconv: workspace is null"};
+  const auto addr = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  const DType out = o.out_type == DType::same ? in : o.out_type;
+  if (addr(b.x) % 2 != 0) return {StatusCode::misaligned, "rdnaconv: x is not 2-byte aligned"};
+  if (addr(b.y) % dtype_bytes(out) != 0)
+    return {StatusCode::misaligned, std::string("rdnaconv: y is not aligned to its type ") + to_string(out)};
+  if (o.has_bias && addr(b.bias) % dtype_bytes(o.bias_type) != 0)
+    return {StatusCode::misaligned, "rdnaconv: bias is not aligned to its type"};
+  if (addr(b.packed_w) % 16 != 0)
+    return {StatusCode::misaligned, "rdnaconv: packed weights (or the one-shot workspace) must be 16-byte aligned"};
+  if (need_ws > 0 && addr(b.workspace) % 16 != 0)
+    return {StatusCode::misaligned, "rdnaconv: workspace must be 16-byte aligned"};
   return Status::success();
 }
 

@@ -17,7 +17,7 @@ constexpr Conv2dProblem kStem = make_problem(1, 3, 224, 224, 64, 7, 7, 2, 3);
 static_assert(route(kRes1x1, LayoutKind::nhwc, ArchFamily::sm80) == Method::gemm1x1);
 static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::rdna4) == Method::winograd);
 static_assert(route(kSmall3x3, LayoutKind::nhwc, ArchFamily::rdna3) == Method::nhwc3x3);
-static_assert(route(kSmall3x3, LayoutKind::nchw, ArchFamily::rdna3) == Method::cblocked3x3);
+static_assert(route(kSmall3x3, LayoutKind::nchw, ArchFamily::rdna3) == Method::nchw3x3);  // K < cblocked_min_k
 static_assert(route(kStem, LayoutKind::nchw, ArchFamily::sm80) == Method::general);
 static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::generic) == Method::nhwc3x3);
 static_assert(kStem.p() == 112 && kStem.q() == 112);
@@ -47,15 +47,58 @@ TEST(Router, WinogradEligibility) {
   EXPECT_EQ(winograd_tiles(make_problem(2, 256, 10, 9, 256, 3, 3, 1, 1)), 2 * 3 * 3);
 }
 
-TEST(Router, UnbuiltFamiliesFallThroughToGeneral) {
+TEST(Router, PlanRunsWhatTheRouterPicks) {
   const DeviceInfo dev = make_device_info(false, 90, 32);
-  for (const Conv2dProblem& p : {kRes1x1, kVae3x3, kSmall3x3, kStem}) {
-    PlanDesc d;
-    ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, {}, dev, false).ok());
-    EXPECT_EQ(d.routed, route(p, LayoutKind::nhwc, ArchFamily::sm80));
-    EXPECT_TRUE(can_implement(d.method, p, LayoutKind::nhwc));
-    EXPECT_EQ(d.method, find_method(d.routed)->built ? d.routed : Method::general);
+  for (const Conv2dProblem& p : {kRes1x1, kVae3x3, kSmall3x3, kStem})
+    for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc}) {
+      PlanDesc d;
+      ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, l, {}, dev).ok());
+      EXPECT_EQ(d.routed, route(p, l, ArchFamily::sm80));
+      EXPECT_EQ(d.method, d.routed);
+      EXPECT_TRUE(can_implement(d.method, p, l));
+    }
+}
+
+TEST(Router, SmallChannelCountsStayOnGeneral) {
+  // tap families pad C to the 32-wide reduction step: for C = 3 or 8 that is 4-10x the work
+  EXPECT_EQ(route(make_problem(1, 3, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80), Method::general);
+  EXPECT_EQ(route(make_problem(1, 8, 64, 64, 128, 1, 1), LayoutKind::nchw, ArchFamily::sm80), Method::general);
+}
+
+TEST(Router, EmulatedAtomsUseTheRdnaTables) {
+  PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {}, make_device_info(false, 90, 32),
+                             AtomKind::gfx11)
+                  .ok());
+  EXPECT_EQ(d.tiles, ArchFamily::rdna3);
+  ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {}, make_device_info(false, 90, 32),
+                             AtomKind::gfx12)
+                  .ok());
+  EXPECT_EQ(d.tiles, ArchFamily::rdna4);
+}
+
+TEST(Registry, OneRowPerMethodWithSizes) {
+  EXPECT_EQ(kMethods.size(), 6u);
+  for (const MethodInfo& m : kMethods) {
+    EXPECT_EQ(find_method(m.method), &m);
+    EXPECT_EQ(find_method(m.name), &m);
   }
+  EXPECT_EQ(find_method("nope"), nullptr);
+  const Conv2dProblem p = make_problem(2, 40, 20, 20, 70, 3, 3, 1, 1);
+  // tap families: [K][9][C_pad], C_pad = 64 (40 rounded to the 32-wide step)
+  EXPECT_EQ(find_method(Method::nhwc3x3)->packed_weight_bytes(p, ArchFamily::sm80), 70u * 9 * 64 * 2);
+  EXPECT_EQ(find_method(Method::cblocked3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
+            2u * 64 * 20 * 20 * 2);
+  EXPECT_EQ(find_method(Method::nchw3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80), 0u);
+  // Winograd: U [36][K][C_pad]; V [36][tiles][C_pad] + M [36][tiles][K] fp32, 5x5 tiles per image
+  EXPECT_EQ(find_method(Method::winograd)->packed_weight_bytes(p, ArchFamily::sm80), 36u * 70 * 64 * 2);
+  const auto wl = kernels::winograd_layout(p, LayoutKind::nhwc, 32);
+  EXPECT_EQ(wl.tiles, 2 * 5 * 5);
+  EXPECT_EQ(wl.v_off, 0u);
+  EXPECT_EQ(wl.m_off, std::size_t(kernels::round_up(36 * 50 * 64 * 2, 256)));
+  EXPECT_EQ(wl.workspace, wl.m_off + 36u * 50 * 70 * 4);
+  const auto wn = kernels::winograd_layout(p, LayoutKind::nchw, 32);
+  EXPECT_EQ(wn.v_off, std::size_t(kernels::round_up(2 * 64 * 20 * 20 * 2, 256)));  // after the NCHWc repack
 }
 
 TEST(ShapeMath, OutputSizes) {
@@ -74,13 +117,27 @@ TEST(ShapeMath, OutputSizes) {
   EXPECT_DOUBLE_EQ(kVae3x3.flops(), 2.0 * 128 * 128 * 512 * 512 * 9);
 }
 
-TEST(ShapeMath, GeneralPackedLayout) {
+TEST(ShapeMath, PackedLayouts) {
   const auto l = kernels::general_layout(make_problem(1, 3, 8, 8, 5, 7, 7), 32);
   EXPECT_EQ(l.c_pad, 3);
   EXPECT_EQ(l.k_total, 160);  // 147 rounded to 32
   const auto l2 = kernels::general_layout(make_problem(1, 12, 8, 8, 5, 3, 3), 32);
   EXPECT_EQ(l2.c_pad, 16);
   EXPECT_EQ(l2.k_total, 160);  // 144 -> 160
+  const auto t = kernels::tap_layout(make_problem(1, 12, 8, 8, 5, 3, 3), 32);
+  EXPECT_EQ(t.c_pad, 32);      // every step inside one tap
+  EXPECT_EQ(t.k_total, 288);
+  const auto t1 = kernels::tap_layout(make_problem(1, 256, 8, 8, 5, 1, 1), 32);
+  EXPECT_EQ(t1.k_total, 256);
+}
+
+TEST(ShapeMath, TileTables) {
+  for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4}) {
+    const kernels::TileConfig t = kernels::tile_of(f, kernels::TileKind::conv3x3);
+    EXPECT_LE(t.lds_bytes(), 64 * 1024);  // RDNA: 64 KiB of LDS per workgroup
+    EXPECT_FALSE(t.async_copy());         // no async global->LDS copy on gfx11/gfx12
+  }
+  EXPECT_TRUE(kernels::tile_of(ArchFamily::sm80, kernels::TileKind::general).async_copy());
 }
 
 TEST(DeviceFamily, Mapping) {

@@ -9,9 +9,9 @@ using namespace rdnaconv;
 namespace {
 const DeviceInfo kH200 = make_device_info(false, 90, 32);
 Status plan(const Conv2dProblem& p, DType t = DType::f16, Conv2dOptions o = {},
-            DeviceInfo d = kH200, bool wave32 = false) {
+            DeviceInfo d = kH200, AtomKind atom = AtomKind::native) {
   PlanDesc desc;
-  return make_plan_desc(desc, p, t, LayoutKind::nhwc, o, d, wave32);
+  return make_plan_desc(desc, p, t, LayoutKind::nhwc, o, d, atom);
 }
 }  // namespace
 
@@ -71,37 +71,86 @@ TEST(Validate, Types) {
 TEST(Validate, Architecture) {
   const Conv2dProblem p = make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1);
   EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(false, 61, 32)).code(), StatusCode::unsupported_arch);
-  EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(true, 942, 64), true).code(), StatusCode::unsupported_arch);
-  EXPECT_TRUE(plan(p, DType::f16, {}, make_device_info(true, 942, 64), false).ok());
-  EXPECT_TRUE(plan(p, DType::f16, {}, make_device_info(true, 1201, 32), true).ok());
+  EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(true, 942, 64), AtomKind::gfx11).code(),
+            StatusCode::unsupported_arch);
+  EXPECT_TRUE(plan(p, DType::f16, {}, make_device_info(true, 942, 64)).ok());
+  EXPECT_TRUE(plan(p, DType::f16, {}, make_device_info(true, 1201, 32), AtomKind::gfx12).ok());
 }
 
 TEST(Validate, ForcedMethodThatCannotImplement) {
   Conv2dOptions o;
-  o.method = Method::winograd;  // not built: cannot implement anything yet
+  o.method = Method::winograd;  // stride 2 is not Winograd-eligible
+  const Status s = plan(make_problem(1, 256, 32, 32, 256, 3, 3, 2, 1), DType::f16, o);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_NE(s.message().find("winograd"), std::string::npos);
+  o.method = Method::gemm1x1;  // a 3x3 filter
+  EXPECT_EQ(plan(make_problem(1, 256, 32, 32, 256, 3, 3, 1, 1), DType::f16, o).code(),
+            StatusCode::method_not_applicable);
+  o.method = Method::cblocked3x3;  // an NCHW variant asked for on NHWC
   EXPECT_EQ(plan(make_problem(1, 256, 32, 32, 256, 3, 3, 1, 1), DType::f16, o).code(),
             StatusCode::method_not_applicable);
   o.method = Method::general;
   EXPECT_TRUE(plan(make_problem(1, 256, 32, 32, 256, 3, 3, 1, 1), DType::f16, o).ok());
+  o.method = Method::winograd;
+  EXPECT_TRUE(plan(make_problem(1, 256, 32, 32, 256, 3, 3, 1, 1), DType::f16, o).ok());
+}
+
+TEST(Validate, TooLargeForOneLaunch) {
+  // 2^31 - 1 pixels wide, 2^31 - 1 high: each dimension is legal, the grid is not
+  Conv2dProblem p = make_problem(1, 8, 2147483000, 2147483000, 4096, 1, 1);
+  EXPECT_EQ(plan(p).code(), StatusCode::invalid_size);
 }
 
 TEST(Validate, Buffers) {
-  int dummy[4];
+  alignas(16) int dummy[8];
+  const Conv2dOptions none;
+  Conv2dOptions with_bias;
+  with_bias.has_bias = true;
   RunBuffers b{dummy, dummy, nullptr, dummy, nullptr, 0};
-  EXPECT_TRUE(validate_buffers(b, false, 0).ok());
-  EXPECT_EQ(validate_buffers(b, true, 0).code(), StatusCode::null_pointer);  // bias missing
-  EXPECT_EQ(validate_buffers(b, false, 64).code(), StatusCode::workspace_too_small);
+  EXPECT_TRUE(validate_buffers(b, none, DType::f16, 0).ok());
+  EXPECT_EQ(validate_buffers(b, with_bias, DType::f16, 0).code(), StatusCode::null_pointer);  // bias missing
+  EXPECT_EQ(validate_buffers(b, none, DType::f16, 64).code(), StatusCode::workspace_too_small);
   b.workspace_bytes = 64;
-  EXPECT_EQ(validate_buffers(b, false, 64).code(), StatusCode::null_pointer);  // workspace null
+  EXPECT_EQ(validate_buffers(b, none, DType::f16, 64).code(), StatusCode::null_pointer);  // workspace null
   b.workspace = dummy;
-  EXPECT_TRUE(validate_buffers(b, false, 64).ok());
+  EXPECT_TRUE(validate_buffers(b, none, DType::f16, 64).ok());
   RunBuffers nx = b;
   nx.x = nullptr;
-  EXPECT_EQ(validate_buffers(nx, false, 0).code(), StatusCode::null_pointer);
+  EXPECT_EQ(validate_buffers(nx, none, DType::f16, 0).code(), StatusCode::null_pointer);
   RunBuffers nw = b;
   nw.packed_w = nullptr;
-  EXPECT_EQ(validate_buffers(nw, false, 0).code(), StatusCode::null_pointer);
+  EXPECT_EQ(validate_buffers(nw, none, DType::f16, 0).code(), StatusCode::null_pointer);
   RunBuffers ny = b;
   ny.y = nullptr;
-  EXPECT_EQ(validate_buffers(ny, false, 0).code(), StatusCode::null_pointer);
+  EXPECT_EQ(validate_buffers(ny, none, DType::f16, 0).code(), StatusCode::null_pointer);
+}
+
+TEST(Validate, Alignment) {
+  alignas(16) char buf[64];
+  const Conv2dOptions none;
+  RunBuffers b{buf, buf, nullptr, buf, buf, 64};
+  EXPECT_TRUE(validate_buffers(b, none, DType::bf16, 64).ok());
+  RunBuffers odd_x = b;
+  odd_x.x = buf + 1;
+  EXPECT_EQ(validate_buffers(odd_x, none, DType::bf16, 0).code(), StatusCode::misaligned);
+  RunBuffers pk = b;
+  pk.packed_w = buf + 8;  // packed weights are read 16 bytes at a time
+  EXPECT_EQ(validate_buffers(pk, none, DType::bf16, 0).code(), StatusCode::misaligned);
+  RunBuffers ws = b;
+  ws.workspace = buf + 4;
+  EXPECT_EQ(validate_buffers(ws, none, DType::bf16, 32).code(), StatusCode::misaligned);
+  EXPECT_TRUE(validate_buffers(ws, none, DType::bf16, 0).ok());  // no workspace needed: not read
+  Conv2dOptions f32;
+  f32.out_type = DType::f32;
+  RunBuffers y2 = b;
+  y2.y = buf + 2;
+  EXPECT_TRUE(validate_buffers(y2, none, DType::bf16, 0).ok());
+  EXPECT_EQ(validate_buffers(y2, f32, DType::bf16, 0).code(), StatusCode::misaligned);
+  Conv2dOptions fb;
+  fb.has_bias = true;
+  RunBuffers bb = b;
+  bb.bias = buf + 2;  // fp32 bias on 2 bytes
+  EXPECT_EQ(validate_buffers(bb, fb, DType::bf16, 0).code(), StatusCode::misaligned);
+  fb.bias_type = DType::bf16;
+  EXPECT_TRUE(validate_buffers(bb, fb, DType::bf16, 0).ok());
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/// @file isa_probe.cpp Instantiates the general kernel (native atom) so CI can read its AMD ISA.
-#include "rdnaconv/plan.hpp"
+/// @file isa_probe.cpp Instantiates every kernel a user's build gets (native atom, both types,
+/// both layouts), so that the AMD resource report (cmake/amd_resources.sh) can read them all.
+#include "rdnaconv/conv2d.hpp"
 
-template rdnaconv::rt::error_t rdnaconv::kernels::launch_implicit_gemm<
-    rdnaconv::kernels::tile_tag<rdnaconv::kernels::kGeneralRdna3>, rdnaconv::DType::bf16,
-    rdnaconv::LayoutKind::nhwc, rdnaconv::AtomKind::native>(const rdnaconv::kernels::GemmConvParams&,
-                                                            rdnaconv::rt::stream_t);
+template class rdnaconv::Plan<rdnaconv::fp16_t, rdnaconv::NHWC>;
+template class rdnaconv::Plan<rdnaconv::fp16_t, rdnaconv::NCHW>;
+template class rdnaconv::Plan<rdnaconv::bf16_t, rdnaconv::NHWC>;
+template class rdnaconv::Plan<rdnaconv::bf16_t, rdnaconv::NCHW>;

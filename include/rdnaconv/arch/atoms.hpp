@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "rdnaconv/arch/convert.hpp"
+#include "rdnaconv/arch/copy.hpp"
 #include "rdnaconv/arch/macros.hpp"
 #include "rdnaconv/types.hpp"
 
@@ -189,19 +190,14 @@ struct MmaSm80 {
   using AFrag = Words<4>;
   using BFrag = Words<4>;
   static constexpr int c_count = 8;
+  // ldmatrix.x4 gives each lane exactly the words listed in the file comment: matrix j of the
+  // A tile is (rows 8(j%2).., k 8(j/2)..), of the B tile (n 8(j/2).., k 8(j%2)..); lane l
+  // points at row l%8 of matrix l/8. One instruction replaces four 32-bit shared loads.
   RDNACONV_DEVICE static void load_a(AFrag& a, const std::uint16_t* tile, int ld, int lane) {
-    const int g = lane / 4, t = lane % 4;
-    a.v[0] = load4B(tile + g * ld + 2 * t);
-    a.v[1] = load4B(tile + (g + 8) * ld + 2 * t);
-    a.v[2] = load4B(tile + g * ld + 2 * t + 8);
-    a.v[3] = load4B(tile + (g + 8) * ld + 2 * t + 8);
+    arch::ldmatrix_x4(a.v, tile + (lane % 16) * ld + 8 * (lane / 16));
   }
   RDNACONV_DEVICE static void load_b(BFrag& b, const std::uint16_t* tile, int ld, int lane) {
-    const int g = lane / 4, t = lane % 4;
-    b.v[0] = load4B(tile + g * ld + 2 * t);
-    b.v[1] = load4B(tile + g * ld + 2 * t + 8);
-    b.v[2] = load4B(tile + (g + 8) * ld + 2 * t);
-    b.v[3] = load4B(tile + (g + 8) * ld + 2 * t + 8);
+    arch::ldmatrix_x4(b.v, tile + (lane % 8 + 8 * (lane / 16)) * ld + 8 * ((lane / 8) % 2));
   }
   RDNACONV_HD static constexpr int c_row(int lane, int v) { return lane / 4 + 8 * ((v % 4) / 2); }
   RDNACONV_HD static constexpr int c_col(int lane, int v) { return 8 * (v / 4) + 2 * (lane % 4) + (v % 2); }

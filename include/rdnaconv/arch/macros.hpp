@@ -11,3 +11,11 @@
 #define RDNACONV_DEVICE
 #define RDNACONV_GPU_COMPILER 0
 #endif
+
+// Kernel parameter blocks are read through references by the iterators; on CUDA a
+// __grid_constant__ parameter can be addressed without a copy to local memory.
+#if defined(__CUDACC__) && !defined(__HIP__)
+#define RDNACONV_GRID_CONSTANT __grid_constant__
+#else
+#define RDNACONV_GRID_CONSTANT
+#endif

@@ -48,6 +48,7 @@ using stream_t = cudaStream_t;
 using error_t = cudaError_t;
 using event_t = cudaEvent_t;
 inline constexpr error_t success = cudaSuccess;
+inline constexpr error_t invalid_value = cudaErrorInvalidValue;
 inline const char* error_string(error_t e) { return cudaGetErrorString(e); }
 inline error_t get_last_error() { return cudaGetLastError(); }
 inline error_t peek_last_error() { return cudaPeekAtLastError(); }
@@ -69,6 +70,12 @@ inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) { return cudaEv
 inline error_t max_shared_per_block_optin(int* bytes, int dev) {
   return cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
 }
+template <class Kernel>
+inline error_t set_max_dynamic_smem(Kernel* k, int bytes) {
+  return cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+inline error_t stream_create(stream_t* s) { return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); }
+inline error_t stream_destroy(stream_t s) { return cudaStreamDestroy(s); }
 /// Architecture as the device reports it: compute capability major*10 + minor.
 inline error_t device_arch(int dev, int* cc, char* name, std::size_t name_len) {
   cudaDeviceProp prop{};
@@ -85,6 +92,7 @@ using stream_t = hipStream_t;
 using error_t = hipError_t;
 using event_t = hipEvent_t;
 inline constexpr error_t success = hipSuccess;
+inline constexpr error_t invalid_value = hipErrorInvalidValue;
 inline const char* error_string(error_t e) { return hipGetErrorString(e); }
 inline error_t get_last_error() { return hipGetLastError(); }
 inline error_t peek_last_error() { return hipPeekAtLastError(); }
@@ -106,6 +114,12 @@ inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) { return hipEve
 inline error_t max_shared_per_block_optin(int* bytes, int dev) {
   return hipDeviceGetAttribute(bytes, hipDeviceAttributeMaxSharedMemoryPerBlock, dev);
 }
+template <class Kernel>
+inline error_t set_max_dynamic_smem(Kernel* k, int bytes) {
+  return hipFuncSetAttribute(reinterpret_cast<const void*>(k), hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+inline error_t stream_create(stream_t* s) { return hipStreamCreateWithFlags(s, hipStreamNonBlocking); }
+inline error_t stream_destroy(stream_t s) { return hipStreamDestroy(s); }
 /// Architecture as the device reports it: the number of gcnArchName ("gfx1100:..." -> 1100).
 inline error_t device_arch(int dev, int* gfx, char* name, std::size_t name_len) {
   hipDeviceProp_t prop{};

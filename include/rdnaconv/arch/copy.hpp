@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/// @file copy.hpp Global -> shared-memory copies. sm_80+ has an asynchronous 16-byte copy
+/// (cp.async) that fills shared memory without passing through registers; RDNA3/RDNA4 have no
+/// such instruction for these targets (../shared/docs/rdna-facts.md), so the kernels there stage
+/// the next tile in registers instead. This file is the only place that spells cp.async.
+#pragma once
+
+#include <cstdint>
+
+#include "rdnaconv/arch/macros.hpp"
+#include "rdnaconv/arch/platform.hpp"
+
+namespace rdnaconv::arch {
+
+/// True in a device pass that has cp.async (NVIDIA sm_80+). Host passes and AMD: false.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+inline constexpr bool kDeviceHasAsyncCopy = true;
+#else
+inline constexpr bool kDeviceHasAsyncCopy = false;
+#endif
+
+/// 16 bytes from `src` to shared `dst`; when `valid` is false the 16 bytes are zero-filled and
+/// `src` is not read (it must still be a mapped address: callers pass the tensor base).
+RDNACONV_DEVICE inline void cp_async16(void* dst, const void* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  const int bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
+#else
+  (void)dst; (void)src; (void)valid;
+  __builtin_trap();  // never selected without cp.async (see kDeviceHasAsyncCopy)
+#endif
+}
+
+RDNACONV_DEVICE inline void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+/// Waits until at most N committed groups of this thread are still in flight.
+template <int N>
+RDNACONV_DEVICE inline void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+/// ldmatrix.x4: four 8x8 matrices of 16-bit elements from shared memory; lane l gives the
+/// address of row l%8 of matrix l/8, and receives row l/4, columns 2(l%4), 2(l%4)+1 of each.
+RDNACONV_DEVICE inline void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_addr) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(row_addr));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
+#else
+  (void)r; (void)row_addr;
+  __builtin_trap();
+#endif
+}
+
+}  // namespace rdnaconv::arch

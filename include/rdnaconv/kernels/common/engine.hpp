@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/// @file engine.hpp The implicit-GEMM engine every matrix family runs on: a block tile of
+/// block_m GEMM rows x block_n filters, the reduction stepped block_k at a time through a
+/// shared-memory pipeline, 16x16x16 products on the atom layer, the fused epilogue straight
+/// from the accumulators. Families differ only in their A iterator (iterators.hpp), their
+/// packing and their tile row; see kernels/*/README.md.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+
+#include "rdnaconv/arch/atoms.hpp"
+#include "rdnaconv/arch/copy.hpp"
+#include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/epilogue.hpp"
+#include "rdnaconv/kernels/common/conv_params.hpp"
+#include "rdnaconv/kernels/common/iterators.hpp"
+
+namespace rdnaconv::kernels {
+
+namespace engine {
+
+/// Fills this thread's vectors of one tile into registers (the register-staged pipeline).
+template <class It>
+RDNACONV_DEVICE inline void fetch_regs(const It& it, std::uint32_t (&r)[It::IT][4]) {
+#pragma unroll
+  for (int i = 0; i < It::IT; ++i) {
+    const std::uint16_t* src = nullptr;
+    if (it.vec(i, src)) {
+      if (src) {
+        const uint4 v = *reinterpret_cast<const uint4*>(src);
+        r[i][0] = v.x; r[i][1] = v.y; r[i][2] = v.z; r[i][3] = v.w;
+      } else {
+        r[i][0] = r[i][1] = r[i][2] = r[i][3] = 0;
+      }
+    } else {
+      it.gather(i, r[i]);
+    }
+  }
+}
+
+template <class It>
+RDNACONV_DEVICE inline void store_regs(const It& it, const std::uint32_t (&r)[It::IT][4], std::uint16_t* tile, int ld) {
+#pragma unroll
+  for (int i = 0; i < It::IT; ++i)
+    *reinterpret_cast<uint4*>(tile + it.row(i) * ld + it.kv(i) * 8) = make_uint4(r[i][0], r[i][1], r[i][2], r[i][3]);
+}
+
+/// Issues this thread's vectors of one tile as cp.async (contiguous vectors) or as a
+/// synchronous gather + shared store (the rest); both land before the consuming barrier.
+template <class It>
+RDNACONV_DEVICE inline void fetch_async(const It& it, std::uint16_t* tile, int ld) {
+#pragma unroll
+  for (int i = 0; i < It::IT; ++i) {
+    std::uint16_t* dst = tile + it.row(i) * ld + it.kv(i) * 8;
+    const std::uint16_t* src = nullptr;
+    if (it.vec(i, src)) {
+      arch::cp_async16(dst, src ? src : it.base(), src != nullptr);
+    } else {
+      std::uint32_t w[4];
+      it.gather(i, w);
+      *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  }
+}
+
+/// One block_k step of products out of shared memory.
+template <TileConfig Cfg, class Atom, int AM, int AN>
+RDNACONV_DEVICE inline void multiply(float (&acc)[AM][AN][8], const std::uint16_t* as, const std::uint16_t* bs,
+                                     int wm, int wn, int lane) {
+  constexpr int LD = Cfg.lds_row();
+#pragma unroll
+  for (int kk = 0; kk < Cfg.block_k; kk += 16) {
+    typename Atom::AFrag af[AM];
+    typename Atom::BFrag bf[AN];
+#pragma unroll
+    for (int i = 0; i < AM; ++i) Atom::load_a(af[i], as + (wm * Cfg.warp_m() + i * 16) * LD + kk, LD, lane);
+#pragma unroll
+    for (int j = 0; j < AN; ++j) Atom::load_b(bf[j], bs + (wn * Cfg.warp_n() + j * 16) * LD + kk, LD, lane);
+#pragma unroll
+    for (int i = 0; i < AM; ++i)
+#pragma unroll
+      for (int j = 0; j < AN; ++j) Atom::mma(acc[i][j], af[i], bf[j], lane);
+  }
+}
+
+}  // namespace engine
+
+/// The engine kernel. AIterTag names the family's A iterator; OutL the output layout (nhwc
+/// is also the raw [batch][rows][K] layout of Winograd's M).
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+__global__ void __launch_bounds__(Tiles::cfg.threads())
+    conv_gemm(const RDNACONV_GRID_CONSTANT ConvGemmParams pr) {
+  constexpr TileConfig Cfg = Tiles::cfg;
+  using Atom = arch::atom_t<AK, T>;
+  using AIter = typename AIterTag::template iter<Tiles>;
+  using BIter = DenseIter<Tiles, Cfg.block_n>;
+  constexpr int BM = Cfg.block_m, BN = Cfg.block_n, LD = Cfg.lds_row();
+  constexpr int STAGE = (BM + BN) * LD;  // elements per pipeline stage
+  constexpr int AM = Cfg.warp_m() / 16, AN = Cfg.warp_n() / 16;
+
+  extern __shared__ uint4 smem_words[];
+  std::uint16_t* smem = reinterpret_cast<std::uint16_t*>(smem_words);
+
+  const int tid = int(threadIdx.x);
+  const int lane = tid % 32, warp = tid / 32;
+  const int wm = warp % Cfg.warps_m, wn = warp / Cfg.warps_m;
+  // Raster: the n_blocks column blocks that share one A tile are consecutive block ids, so
+  // they run together and the A tile is read from DRAM once; every wave touches all weight
+  // panels, which therefore stay in L2 (weights are small next to activations here).
+  const std::int64_t bid = blockIdx.x;
+  const std::int64_t m_block = (bid / pr.n_blocks) * BM;
+  const int n_block = int(bid % pr.n_blocks) * BN;
+  const int batch = int(blockIdx.y);
+
+  AIter a(pr, m_block, tid, batch);
+  BIter b(pr.wpk + batch * pr.b_batch_stride + std::int64_t(n_block) * pr.k_total, pr.k_total, pr.k - n_block, tid);
+
+  float acc[AM][AN][8];
+#pragma unroll
+  for (int i = 0; i < AM; ++i)
+#pragma unroll
+    for (int j = 0; j < AN; ++j)
+#pragma unroll
+      for (int v = 0; v < 8; ++v) acc[i][j][v] = 0.f;
+
+  const int nsteps = pr.k_total / Cfg.block_k;
+  if constexpr (Cfg.async_copy()) {
+    // cp.async multistage: stages-1 tiles in flight. One commit per step (empty ones too), so
+    // "at most stages-2 groups pending" always means "step ks has landed".
+    constexpr int S = Cfg.stages;
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+      if (s < nsteps) {
+        a.step(s);
+        b.step(s);
+        engine::fetch_async(a, smem + s * STAGE, LD);
+        engine::fetch_async(b, smem + s * STAGE + BM * LD, LD);
+      }
+      arch::cp_async_commit();
+    }
+    for (int ks = 0; ks < nsteps; ++ks) {
+      arch::cp_async_wait<S - 2>();
+      __syncthreads();  // step ks visible to all; everyone is done with step ks-1's stage
+      const int next = ks + S - 1;
+      if (next < nsteps) {
+        std::uint16_t* st = smem + (next % S) * STAGE;  // the stage step ks-1 used
+        a.step(next);
+        b.step(next);
+        engine::fetch_async(a, st, LD);
+        engine::fetch_async(b, st + BM * LD, LD);
+      }
+      arch::cp_async_commit();
+      const std::uint16_t* as = smem + (ks % S) * STAGE;
+      engine::multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+    }
+    arch::cp_async_wait<0>();
+  } else {
+    // Register-staged double buffer (RDNA; portable): the next tile's global loads are in
+    // flight while this one multiplies; one barrier per step.
+    std::uint32_t ra[AIter::IT][4], rb[BIter::IT][4];
+    a.step(0);
+    b.step(0);
+    engine::fetch_regs(a, ra);
+    engine::fetch_regs(b, rb);
+    engine::store_regs(a, ra, smem, LD);
+    engine::store_regs(b, rb, smem + BM * LD, LD);
+    __syncthreads();
+    for (int ks = 0; ks < nsteps; ++ks) {
+      const bool more = ks + 1 < nsteps;
+      if (more) {
+        a.step(ks + 1);
+        b.step(ks + 1);
+        engine::fetch_regs(a, ra);
+        engine::fetch_regs(b, rb);
+      }
+      const std::uint16_t* as = smem + (ks & 1) * STAGE;
+      engine::multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+      if (more) {
+        std::uint16_t* st = smem + ((ks + 1) & 1) * STAGE;  // last read before the previous barrier
+        engine::store_regs(a, ra, st, LD);
+        engine::store_regs(b, rb, st + BM * LD, LD);
+      }
+      __syncthreads();
+    }
+  }
+
+  // Epilogue straight from the accumulators, through the atom's C map.
+  const std::int64_t pq = std::int64_t(pr.p) * pr.q;
+  const std::int64_t out_base = batch * pr.out_batch_stride;
+#pragma unroll
+  for (int i = 0; i < AM; ++i) {
+#pragma unroll
+    for (int v = 0; v < 8; ++v) {
+      const std::int64_t m = m_block + wm * Cfg.warp_m() + i * 16 + Atom::c_row(lane, v);
+      if (m >= pr.m) continue;
+      std::int64_t img = 0, rem = 0;
+      if constexpr (OutL == LayoutKind::nchw) {
+        img = m / pq;
+        rem = m - img * pq;
+      }
+#pragma unroll
+      for (int j = 0; j < AN; ++j) {
+        const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
+        if (ko >= pr.k) continue;
+        const std::int64_t out = OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
+        epilogue_store(pr.epi, out, ko, acc[i][j][v]);
+      }
+    }
+  }
+}
+
+/// Host launcher of one engine configuration; `batches` > 1 for Winograd's 36 slices.
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t stream) {
+  constexpr TileConfig Cfg = Tiles::cfg;
+  const std::int64_t mb = ceil_div(pr.m, Cfg.block_m);
+  pr.n_blocks = int(ceil_div(pr.k, Cfg.block_n));
+  const std::int64_t blocks = mb * pr.n_blocks;
+  if (blocks > INT_MAX) return rt::invalid_value;  // plan creation rejects such problems first
+  auto* kernel = &conv_gemm<Tiles, T, AK, AIterTag, OutL>;
+  if constexpr (Cfg.lds_bytes() > 48 * 1024) {
+    // Above the static 48 KiB the kernel must opt in; cheap, not a stream operation, so it is
+    // legal inside graph capture.
+    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success) return e;
+  }
+  kernel<<<dim3(unsigned(blocks), unsigned(batches)), Cfg.threads(), Cfg.lds_bytes(), stream>>>(pr);
+  return rt::get_last_error();
+}
+
+/// Packs OIHW weights into the tap-major layout of layouts.hpp (zeros in the padding). The
+/// same kernel serves every direct family; only c_pad and k_total differ.
+/// (A template only so that the header-only kernel has vague linkage across translation units.)
+template <int = 0>
+__global__ void pack_tap_major(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ wpk, int k,
+                               int c, int r, int s, int c_pad, int k_total) {
+  const std::int64_t total = std::int64_t(k) * k_total;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t ko = i / k_total;
+    const int kk = int(i - ko * k_total);
+    const int rs = kk / c_pad, ci = kk - rs * c_pad;
+    std::uint16_t v = 0;
+    if (rs < r * s && ci < c) {
+      const int rr = rs / s, ss = rs - rr * s;
+      v = w[((ko * c + ci) * r + rr) * s + ss];
+    }
+    wpk[i] = v;
+  }
+}
+
+inline rt::error_t launch_pack_tap_major(const std::uint16_t* w, std::uint16_t* wpk, const ConvGemmParams& g,
+                                         rt::stream_t stream) {
+  const std::int64_t total = std::int64_t(g.k) * g.k_total;
+  const std::int64_t blocks = (total + 255) / 256;
+  pack_tap_major<><<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(w, wpk, g.k, g.c, g.r, g.s,
+                                                                                   g.c_pad, g.k_total);
+  return rt::get_last_error();
+}
+
+}  // namespace rdnaconv::kernels

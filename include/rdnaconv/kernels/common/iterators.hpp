@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/// @file iterators.hpp Operand iterators of the implicit-GEMM engine: what distinguishes the
+/// kernel families is how they find the 16-byte vectors (8 reduction elements of one GEMM row)
+/// of a tile. Every iterator has the same surface:
+///   row(i), kv(i)     tile row and 8-element column of this thread's vector i (fixed)
+///   step(ks)          prepare reduction step ks (called with ks = 0, 1, 2, ... in order)
+///   vec(i, src)       true: vector i is one aligned 16-byte load from src (nullptr: zeros);
+///                     false: call gather(i, words) for it
+///   base()            a mapped address of the operand (dummy source of zero-filled copies)
+#pragma once
+
+#include <cstdint>
+
+#include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/kernels/common/conv_params.hpp"
+
+namespace rdnaconv::kernels {
+
+/// Input layouts the A iterators read. nchwc: [N][C_pad/cb][H][W][cb] with cb = block_k, the
+/// channel-blocked repack of an NCHW input (channels past C are zeros).
+enum class InLayout : std::uint8_t { nchw, nhwc, nchwc };
+
+namespace bits {
+RDNACONV_DEVICE inline std::uint32_t pack2(std::uint16_t lo, std::uint16_t hi) {
+  return std::uint32_t(lo) | (std::uint32_t(hi) << 16);
+}
+}  // namespace bits
+
+/// Thread -> vector map. Row-major iterators give 4 consecutive threads one row's 4 vectors
+/// (block_k = 32): a warp reads 8 rows x 64 contiguous bytes. Column-major ones (NCHW gathers)
+/// give consecutive threads consecutive rows, so each scalar load of a warp is 32 consecutive
+/// pixels of one channel.
+template <class Tiles, int Rows, bool RowMajor>
+struct VectorMap {
+  static constexpr TileConfig C = Tiles::cfg;
+  static constexpr int KV = C.block_k / 8;
+  static constexpr int IT = Rows * KV / C.threads();
+  static_assert(IT * C.threads() == Rows * KV, "tile rows x vectors must divide over the threads");
+  int tid;
+  RDNACONV_DEVICE int row(int i) const {
+    const int idx = tid + i * C.threads();
+    return RowMajor ? idx / KV : idx % Rows;
+  }
+  RDNACONV_DEVICE int kv(int i) const {
+    const int idx = tid + i * C.threads();
+    return RowMajor ? idx % KV : idx / Rows;
+  }
+};
+
+/// Dense row-major operand [rows][ld], rows past `rows_left` read as zeros: the packed weights
+/// (B of every family) and Winograd's transformed input V.
+template <class Tiles, int Rows>
+struct DenseIter : VectorMap<Tiles, Rows, true> {
+  using Map = VectorMap<Tiles, Rows, true>;
+  static constexpr int IT = Map::IT;
+  const std::uint16_t* rows;  // first row of this block
+  std::int64_t ld;
+  std::int64_t rows_left;
+  int kofs = 0;
+  RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld_, std::int64_t rows_left_, int tid_)
+      : Map{tid_}, rows(first_row), ld(ld_), rows_left(rows_left_) {}
+  RDNACONV_DEVICE void step(int ks) { kofs = ks * Map::C.block_k; }
+  RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
+    const int r = this->row(i);
+    src = r < rows_left ? rows + r * ld + kofs + this->kv(i) * 8 : nullptr;
+    return true;
+  }
+  RDNACONV_DEVICE void gather(int, std::uint32_t (&w)[4]) const { w[0] = w[1] = w[2] = w[3] = 0; }
+  RDNACONV_DEVICE const std::uint16_t* base() const { return rows; }
+};
+
+/// Where an output pixel's filter window starts: the GEMM row m = (img, op, oq).
+struct RowOrigin {
+  std::int64_t img;
+  int ih0, iw0;
+  bool ok;  // m < M
+};
+RDNACONV_DEVICE inline RowOrigin row_origin(const ConvGemmParams& pr, std::int64_t m) {
+  RowOrigin o;
+  o.ok = m < pr.m;
+  const std::int64_t mm = o.ok ? m : 0;
+  const std::int64_t pq = std::int64_t(pr.p) * pr.q;
+  o.img = mm / pq;
+  const int rem = int(mm - o.img * pq);
+  const int op = rem / pr.q, oq = rem - op * pr.q;
+  o.ih0 = op * pr.stride_h - pr.pad_top;
+  o.iw0 = oq * pr.stride_w - pr.pad_left;
+  return o;
+}
+
+/// General family (any R, S, stride, dilation, padding): the reduction index is decoded per
+/// vector into (tap, channel), because with c_pad = round8(C) one step may span several taps.
+template <LayoutKind L>
+struct GeneralIterTag {
+  template <class Tiles>
+  struct iter : VectorMap<Tiles, Tiles::cfg.block_m, L == LayoutKind::nhwc> {
+    using Map = VectorMap<Tiles, Tiles::cfg.block_m, L == LayoutKind::nhwc>;
+    static constexpr int IT = Map::IT;
+    static constexpr bool kNhwc = L == LayoutKind::nhwc;
+    const ConvGemmParams& pr;
+    RowOrigin o[IT];
+    std::int64_t hw;
+    int kbase = 0;
+    RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
+        : Map{tid_}, pr(p), hw(std::int64_t(p.h) * p.w) {
+#pragma unroll
+      for (int i = 0; i < IT; ++i) o[i] = row_origin(pr, m_block + this->row(i));
+    }
+    RDNACONV_DEVICE void step(int ks) { kbase = ks * Map::C.block_k; }
+    /// Offset of (row i, channel ci, tap rs) or -1 where the window leaves the image.
+    RDNACONV_DEVICE std::int64_t offset(int i, int rs, int ci) const {
+      if (!o[i].ok || rs >= pr.r * pr.s) return -1;
+      const int rr = rs / pr.s, ss = rs - rr * pr.s;
+      const int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
+      if (ih < 0 || ih >= pr.h || iw < 0 || iw >= pr.w) return -1;
+      const std::int64_t img = o[i].img * pr.c * hw;
+      return kNhwc ? img + (std::int64_t(ih) * pr.w + iw) * pr.c + ci : img + ci * hw + std::int64_t(ih) * pr.w + iw;
+    }
+    RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
+      if (!kNhwc || !pr.vec_x) return false;  // vec_x implies C % 8 == 0, so c_pad == C
+      const int kidx = kbase + this->kv(i) * 8;
+      const int rs = kidx / pr.c_pad;
+      const std::int64_t off = offset(i, rs, kidx - rs * pr.c_pad);
+      src = off >= 0 ? pr.x + off : nullptr;
+      return true;
+    }
+    RDNACONV_DEVICE void gather(int i, std::uint32_t (&w)[4]) const {
+      const int kidx = kbase + this->kv(i) * 8;
+      std::uint16_t e[8];
+      if (pr.c_pad % 8 == 0) {
+        // the 8 elements share one tap: decode it once, mask the channels past C
+        const int rs = kidx / pr.c_pad, c0 = kidx - rs * pr.c_pad;
+        const std::int64_t off = offset(i, rs, c0);
+        const std::int64_t cstride = kNhwc ? 1 : hw;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) e[j] = (off >= 0 && c0 + j < pr.c) ? pr.x[off + j * cstride] : 0;
+      } else {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int rs = (kidx + j) / pr.c_pad, ci = kidx + j - rs * pr.c_pad;
+          const std::int64_t off = offset(i, rs, ci);
+          e[j] = off >= 0 ? pr.x[off] : 0;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) w[j] = bits::pack2(e[2 * j], e[2 * j + 1]);
+    }
+    RDNACONV_DEVICE const std::uint16_t* base() const { return pr.x; }
+  };
+};
+
+/// Tap families: c_pad is a multiple of block_k, so step ks lies in tap ks / (c_pad/block_k)
+/// and the window position, bounds and row offset of each row are computed once per tap
+/// (OneTap: once per block, for 1x1 filters), not per channel step.
+template <InLayout IL, bool OneTap>
+struct TapIterTag {
+  template <class Tiles>
+  struct iter : VectorMap<Tiles, Tiles::cfg.block_m, IL != InLayout::nchw> {
+    using Map = VectorMap<Tiles, Tiles::cfg.block_m, IL != InLayout::nchw>;
+    static constexpr int IT = Map::IT;
+    static constexpr int BK = Map::C.block_k;
+    const ConvGemmParams& pr;
+    RowOrigin o[IT];
+    std::int64_t pix[IT];  // offset of (row i, channel 0) at the current tap
+    bool in[IT];           // the current tap of row i lies inside the image
+    std::int64_t hw;
+    int steps_per_tap;
+    int tap = -1, c0 = 0;
+    RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
+        : Map{tid_}, pr(p), hw(std::int64_t(p.h) * p.w), steps_per_tap(p.c_pad / BK) {
+#pragma unroll
+      for (int i = 0; i < IT; ++i) o[i] = row_origin(pr, m_block + this->row(i));
+      if constexpr (OneTap) set_tap(0);
+    }
+    RDNACONV_DEVICE void set_tap(int t) {
+      tap = t;
+      const int rr = t / pr.s, ss = t - rr * pr.s;
+#pragma unroll
+      for (int i = 0; i < IT; ++i) {
+        const int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
+        in[i] = o[i].ok && ih >= 0 && ih < pr.h && iw >= 0 && iw < pr.w;
+        const std::int64_t sp = in[i] ? std::int64_t(ih) * pr.w + iw : 0;
+        if constexpr (IL == InLayout::nhwc) pix[i] = (o[i].img * hw + sp) * pr.c;
+        else if constexpr (IL == InLayout::nchw) pix[i] = o[i].img * pr.c * hw + sp;
+        else pix[i] = (o[i].img * pr.c_pad * hw) + sp * BK;
+      }
+    }
+    RDNACONV_DEVICE void step(int ks) {
+      if constexpr (OneTap) {
+        c0 = ks * BK;
+      } else {
+        const int t = ks / steps_per_tap;
+        c0 = (ks - t * steps_per_tap) * BK;
+        if (t != tap) set_tap(t);
+      }
+    }
+    RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
+      const int c = c0 + this->kv(i) * 8;
+      if constexpr (IL == InLayout::nchw) {
+        return false;
+      } else if constexpr (IL == InLayout::nhwc) {
+        if (!pr.vec_x) return false;  // vec_x implies C % 8 == 0: a vector is all in or all out
+        src = in[i] && c < pr.c ? pr.x + pix[i] + c : nullptr;
+        return true;
+      } else {
+        // channel block c0/BK; padded channels are zeros in the repack, no channel mask
+        src = in[i] ? pr.x + pix[i] + (c0 / BK) * hw * BK + this->kv(i) * 8 : nullptr;
+        return true;
+      }
+    }
+    RDNACONV_DEVICE void gather(int i, std::uint32_t (&w)[4]) const {
+      const int c = c0 + this->kv(i) * 8;
+      const std::int64_t cstride = IL == InLayout::nchw ? hw : 1;
+      std::uint16_t e[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) e[j] = (in[i] && c + j < pr.c) ? pr.x[pix[i] + (c + j) * cstride] : 0;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) w[j] = bits::pack2(e[2 * j], e[2 * j + 1]);
+    }
+    RDNACONV_DEVICE const std::uint16_t* base() const { return pr.x; }
+  };
+};
+
+/// Winograd's batched GEMM: A is V[batch][tile][c_pad], dense.
+struct WinogradIterTag {
+  template <class Tiles>
+  struct iter : DenseIter<Tiles, Tiles::cfg.block_m> {
+    RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int batch)
+        : DenseIter<Tiles, Tiles::cfg.block_m>(p.x + batch * p.a_batch_stride + m_block * p.c_pad, p.c_pad,
+                                               p.m - m_block, tid_) {}
+  };
+};
+
+}  // namespace rdnaconv::kernels

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/// @file tiles.hpp Tile configurations: one table per family of architectures (RDNA3, RDNA4,
+/// NVIDIA sm_80+, generic), one row per kernel family, each number with its reason.
+#pragma once
+
+#include <cstdint>
+
+#include "rdnaconv/arch/macros.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::kernels {
+
+/// A block computes block_m GEMM rows (output pixels or Winograd tiles) x block_n filters,
+/// stepping block_k through the reduction; warps_m x warps_n warps of 32 lanes each own a
+/// (block_m/warps_m) x (block_n/warps_n) sub-tile made of 16x16 atoms. Shared memory holds
+/// `stages` tiles, each row padded by 8 elements (16 bytes) so that the 16-byte fragment loads
+/// of 8 consecutive rows hit 8 different 4-bank groups.
+///   stages == 2: the next tile is staged in registers while this one multiplies, then
+///                stored (RDNA: no asynchronous global->LDS copy; also the portable path).
+///   stages >= 3: cp.async multistage pipeline, stages-1 tiles in flight (sm_80+ only).
+struct TileConfig {
+  int block_m;
+  int block_n;
+  int block_k;
+  int warps_m;
+  int warps_n;
+  int stages;
+
+  RDNACONV_HD constexpr int threads() const { return 32 * warps_m * warps_n; }
+  RDNACONV_HD constexpr int warp_m() const { return block_m / warps_m; }
+  RDNACONV_HD constexpr int warp_n() const { return block_n / warps_n; }
+  RDNACONV_HD constexpr int lds_row() const { return block_k + 8; }
+  RDNACONV_HD constexpr int lds_bytes() const { return stages * (block_m + block_n) * lds_row() * 2; }
+  RDNACONV_HD constexpr bool async_copy() const { return stages >= 3; }
+  constexpr bool valid(int max_lds) const {
+    return block_k % 16 == 0 && warp_m() % 16 == 0 && warp_n() % 16 == 0 && stages >= 2 &&
+           (block_m * block_k / 8) % threads() == 0 && (block_n * block_k / 8) % threads() == 0 &&
+           threads() % (block_k / 8) == 0 && block_m % 32 == 0 && lds_bytes() <= max_lds;
+  }
+};
+
+/// The tile of each kernel family on one family of architectures.
+struct ArchTiles {
+  TileConfig general;   ///< implicit GEMM, any shape
+  TileConfig gemm1x1;   ///< 1x1 filters
+  TileConfig conv3x3;   ///< 3x3 NHWC, channel-blocked NCHW, repack-free NCHW
+  TileConfig winograd;  ///< the batched GEMM of Winograd F(4x4,3x3)
+};
+
+// RDNA3 (gfx11). One 128x128x32 tile for every family, 8 waves (2 x 4), wave tile 64x32:
+//  - 4x2 atoms = 64 accumulator VGPRs; A/B fragments 4x8 + 2x8 = 48 VGPRs (gfx11 replicates
+//    the 16 k values in both lane halves); next-tile registers 4 x 4 = 16: clang reports 241
+//    VGPRs, 0 scratch, 5 waves/SIMD (docs/AMD_RESOURCES.md) out of 1536 VGPRs per SIMD.
+//  - block_k 32: one 16-byte vector per 8 channels, 4 per row, so the NHWC loads of a wave
+//    cover 8 pixels x 64 contiguous bytes.
+//  - LDS 2 x (128 + 128) x 40 x 2 B = 40 KiB of the 64 KiB a workgroup may hold; no async copy
+//    on RDNA, so two stages with the next tile staged in registers.
+inline constexpr TileConfig kRdna3Tile{
+    .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 4, .stages = 2};
+inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdna3Tile};
+
+// RDNA4 (gfx12): the same tile. Fragments are half the size (no replication: 193 VGPRs,
+// 6 waves/SIMD), but WMMA throughput per clock doubles, so the same 128x128 tile keeps the
+// same bytes per FLOP out of LDS; the VGPRs saved buy occupancy to hide the register-staged
+// global loads.
+inline constexpr TileConfig kRdna4Tile = kRdna3Tile;
+inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdna4Tile};
+
+// NVIDIA sm_80+ (mma.sync m16n8k16, ldmatrix, cp.async). 128x128x32 with 4 warps (2 x 2) of
+// 64x64: per 16-deep step a warp loads 4 + 4 ldmatrix.x4 for 32 mma.sync, so the shared-memory
+// bytes per FLOP halve against a 64x32 warp tile, which was shared-memory bound (foundation
+// notes). 128 accumulators per thread. Four stages (3 tiles in flight) of 20 KiB = 80 KiB of
+// dynamic shared memory, two blocks per SM (228 KiB per SM on sm_90).
+inline constexpr TileConfig kSm80Tile{
+    .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 4};
+inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile, kSm80Tile, kSm80Tile};
+
+// Portable FMA fallback (other AMD targets, NVIDIA sm_70/75): the RDNA3 tile, so that on HIP it
+// is the same instantiation; its speed is not a goal.
+inline constexpr ArchTiles kGenericTiles = kRdna3Tiles;
+
+static_assert(kRdna3Tile.valid(64 * 1024) && kRdna4Tile.valid(64 * 1024));
+static_assert(kSm80Tile.valid(227 * 1024));
+
+constexpr const ArchTiles& arch_tiles(ArchFamily f) {
+  switch (f) {
+    case ArchFamily::rdna3: return kRdna3Tiles;
+    case ArchFamily::rdna4: return kRdna4Tiles;
+    case ArchFamily::sm80: return kSm80Tiles;
+    case ArchFamily::generic: break;
+  }
+  return kGenericTiles;
+}
+
+/// nvcc's host stubs cannot spell class-type template arguments, so kernels take a tag type
+/// built from the numbers. Equal configurations give the same type, hence one instantiation.
+template <int BM, int BN, int BK, int WM, int WN, int ST>
+struct TileTag {
+  static constexpr TileConfig cfg{
+      .block_m = BM, .block_n = BN, .block_k = BK, .warps_m = WM, .warps_n = WN, .stages = ST};
+};
+/// Which row of an ArchTiles table.
+enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd };
+
+constexpr TileConfig tile_of(ArchFamily f, TileKind k) {
+  const ArchTiles& t = arch_tiles(f);
+  switch (k) {
+    case TileKind::general: return t.general;
+    case TileKind::gemm1x1: return t.gemm1x1;
+    case TileKind::conv3x3: return t.conv3x3;
+    case TileKind::winograd: return t.winograd;
+  }
+  return t.general;
+}
+
+template <ArchFamily F, TileKind K>
+using tile_tag = TileTag<tile_of(F, K).block_m, tile_of(F, K).block_n, tile_of(F, K).block_k,
+                         tile_of(F, K).warps_m, tile_of(F, K).warps_n, tile_of(F, K).stages>;
+
+}  // namespace rdnaconv::kernels

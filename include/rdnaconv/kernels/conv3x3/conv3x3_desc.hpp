@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+/// @file conv3x3_desc.hpp Host-side description of the three 3x3 direct variants (NHWC,
+/// channel-blocked NCHW, repack-free NCHW). They share the packing [K][9][C_pad] (C padded
+/// with zeros to the tile's block_k) and the tap iterator; they differ in how they read x.
+/// Any stride, dilation and (asymmetric) padding. No runtime headers.
+#pragma once
+
+#include <cstddef>
+
+#include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::kernels {
+
+template <Method M, LayoutKind L>
+struct Conv3x3Variant {
+  static constexpr Method method = M;
+  static constexpr TileKind tile_kind = TileKind::conv3x3;
+  static constexpr const char* name() { return to_string(M); }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) { return p.r == 3 && p.s == 3 && l == L; }
+  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
+    return tap_layout(p, tile_of(f, tile_kind).block_k);
+  }
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+    return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
+  }
+  /// The channel-blocked variant repacks x into NCHWc (cb = block_k) on every call.
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind, ArchFamily f) {
+    if constexpr (M != Method::cblocked3x3) return 0;
+    return std::size_t(p.n) * std::size_t(layout(p, f).c_pad) * std::size_t(p.h) * std::size_t(p.w) * 2;
+  }
+};
+
+using Nhwc3x3Family = Conv3x3Variant<Method::nhwc3x3, LayoutKind::nhwc>;
+using CBlocked3x3Family = Conv3x3Variant<Method::cblocked3x3, LayoutKind::nchw>;
+using Nchw3x3Family = Conv3x3Variant<Method::nchw3x3, LayoutKind::nchw>;
+
+}  // namespace rdnaconv::kernels

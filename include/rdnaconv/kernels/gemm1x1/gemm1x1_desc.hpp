@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/// @file gemm1x1_desc.hpp Host-side description of the 1x1 GEMM family. No runtime headers.
+#pragma once
+
+#include <cstddef>
+
+#include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::kernels {
+
+/// 1x1 filters as a GEMM, any stride and padding (ResNet-50's stride-2 downsample gathers
+/// every other pixel; padded rows read zeros). Packed [K][C_pad], C_pad = C rounded to block_k.
+struct Gemm1x1Family {
+  static constexpr Method method = Method::gemm1x1;
+  static constexpr TileKind tile_kind = TileKind::gemm1x1;
+  static constexpr const char* name() { return "gemm1x1"; }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) { return p.r == 1 && p.s == 1; }
+  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
+    return tap_layout(p, tile_of(f, tile_kind).block_k);
+  }
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+    return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
+  }
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchFamily) { return 0; }
+};
+
+}  // namespace rdnaconv::kernels

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/// @file winograd_desc.hpp Host-side description of Winograd F(4x4, 3x3): eligibility, the
+/// packed filter layout and the workspace map. No runtime headers. See README.md beside it and
+/// docs/DESIGN.md (numerics).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::kernels {
+
+/// F(4x4, 3x3) needs unit stride and dilation; C < 4 is excluded because the transforms'
+/// error amplification is not amortised over a short reduction (docs/DESIGN.md).
+constexpr bool winograd_eligible(const Conv2dProblem& p) {
+  return p.r == 3 && p.s == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1 && p.c >= 4;
+}
+
+/// The 4x4 output tiles: N * ceil(P/4) * ceil(Q/4).
+constexpr std::int64_t winograd_tiles(const Conv2dProblem& p) {
+  return p.n * ceil_div(p.p(), 4) * ceil_div(p.q(), 4);
+}
+
+/// Workspace map (byte offsets, each 256-aligned):
+///   NCHW only: x repacked to NCHWc (cb = block_k), as the channel-blocked 3x3 variant does;
+///   V [36][tiles][c_pad] in T; M [36][tiles][K] in fp32.
+/// Packed filters U [36][K][c_pad] in T.
+struct WinogradLayout {
+  std::int64_t c_pad, tiles, tiles_h, tiles_w;
+  std::size_t repack_off, v_off, m_off, workspace;
+};
+
+constexpr WinogradLayout winograd_layout(const Conv2dProblem& p, LayoutKind l, int block_k) {
+  WinogradLayout w{};
+  w.c_pad = round_up(p.c, block_k);
+  w.tiles_h = ceil_div(p.p(), 4);
+  w.tiles_w = ceil_div(p.q(), 4);
+  w.tiles = p.n * w.tiles_h * w.tiles_w;
+  const std::size_t repack = l == LayoutKind::nchw ? std::size_t(p.n * w.c_pad * p.h * p.w) * 2 : 0;
+  w.repack_off = 0;
+  w.v_off = std::size_t(round_up(std::int64_t(repack), 256));
+  w.m_off = w.v_off + std::size_t(round_up(36 * w.tiles * w.c_pad * 2, 256));
+  w.workspace = w.m_off + std::size_t(36 * w.tiles * p.k * 4);
+  return w;
+}
+
+struct WinogradFamily {
+  static constexpr Method method = Method::winograd;
+  static constexpr TileKind tile_kind = TileKind::winograd;
+  static constexpr const char* name() { return "winograd"; }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) { return winograd_eligible(p); }
+  static constexpr int block_k(ArchFamily f) { return tile_of(f, tile_kind).block_k; }
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+    return std::size_t(36 * p.k * round_up(p.c, block_k(f))) * 2;
+  }
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
+    return winograd_layout(p, l, block_k(f)).workspace;
+  }
+};
+
+}  // namespace rdnaconv::kernels
