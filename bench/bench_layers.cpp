@@ -1,36 +1,183 @@
 // SPDX-License-Identifier: MIT
-/// @file bench_layers.cpp Per-layer TFLOPS of rdnaconv methods (Google Benchmark, manual time
-/// from device events). Inputs are rotated over enough copies that the working set exceeds the
-/// L2 (H200: 60 MB); warm-up runs stay out of the timing; weight prepack is excluded.
-/// FLOPs: 2*N*K*C*R*S*P*Q.
+/// @file bench_layers.cpp rdnaconv_bench: per-layer time and TFLOPS of rdnaconv's methods and of
+/// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
+/// device events).
+///
+///   rdnaconv_bench [--set=quick|full] [--methods=router|all] [--vendor=on|off] [--e2e=on|off]
+///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
+///
+/// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
+/// the router picks, named in the row's label), a method name (--methods=all), prepack (the
+/// router's weight prepack, excluded from the other rows) or cudnn (label: its algorithm).
+/// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn>/<stream|graph>: every layer of the
+/// model back to back on one stream, and the same sequence captured once and replayed as a graph.
+/// Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps =
+/// (x + w + y bytes, each once) / time, mult = layer multiplicity in the model.
+/// Measurement: inputs and outputs rotate over enough copies that the working set exceeds
+/// 256 MiB (over 4x the H200's 60 MB L2); 2 warm-up batches untimed; 7 timed batches of R
+/// back-to-back calls (R sized to about 0.5 ms); the median batch over R is the row's time.
+/// Per-call work (the NCHWc repack, Winograd's transforms) is inside the timed call.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <random>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/model_layers.hpp"
 #include "rdnaconv/conv2d.hpp"
+#if defined(RDNACONV_HAVE_CUDNN)
+#include "cudnn_baseline.hpp"
+#endif
 
 using namespace rdnaconv;
 
 namespace {
 
-struct Layer {
-  const char* name;
-  Conv2dProblem p;
+struct Options {
+  std::string set = "quick";
+  bool all_methods = false;
+  bool vendor = true;
+  bool e2e = true;
+};
+Options g_opt;
+
+/// A model at a batch size, with the dtypes/layouts to run it in.
+struct BenchSet {
+  std::string model;
+  int batch;
+  std::vector<DType> types;
+  std::vector<LayoutKind> layouts;
+  /// which unique layers (nullptr: all)
+  bool (*filter)(const Conv2dProblem&) = nullptr;
 };
 
-// SD3.5 VAE 3x3 layers at 512^2 input, N = 1 (shared/data/model_layers.json: sd35_vae_512)
-const Layer kLayers[] = {
-    {"sd35_vae_512/c128_512", make_problem(1, 128, 512, 512, 128, 3, 3, 1, 1)},
-    {"sd35_vae_512/c256_256", make_problem(1, 256, 256, 256, 256, 3, 3, 1, 1)},
-    {"sd35_vae_512/c512_128", make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1)},
+bool is_1x1(const Conv2dProblem& p) { return p.r == 1 && p.s == 1; }
+bool is_3x3(const Conv2dProblem& p) { return p.r == 3 && p.s == 3; }
+
+std::vector<BenchSet> sets(const std::string& which) {
+  const std::vector<DType> both_t = {DType::f16, DType::bf16};
+  const std::vector<LayoutKind> both_l = {LayoutKind::nhwc, LayoutKind::nchw};
+  if (which == "quick")  // the main job's default: about two minutes on an H200
+    return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
+            {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
+  return {{"resnet50_224", 1, both_t, both_l},  {"resnet50_224", 8, both_t, both_l},
+          {"resnet50_224", 32, both_t, both_l}, {"sd35_vae_512", 1, both_t, both_l},
+          {"sd35_vae_512", 4, both_t, both_l},  {"flux2_vae_1024", 1, both_t, both_l}};
+}
+
+#define RT_CHECK(expr)                                                                        \
+  do {                                                                                        \
+    if (rt::error_t e_ = (expr); e_ != rt::success) throw std::runtime_error(rt::error_string(e_)); \
+  } while (0)
+
+__global__ void fill_random(std::uint16_t* p, std::int64_t n, DType t, std::uint32_t seed, float scale) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    std::uint64_t v = (std::uint64_t(seed) << 40) ^ std::uint64_t(i);
+    v ^= v >> 33; v *= 0xff51afd7ed558ccdull; v ^= v >> 33; v *= 0xc4ceb9fe1a85ec53ull; v ^= v >> 33;
+    const float u = float(std::uint32_t(v) >> 8) * (1.f / 16777216.f) * 2.f - 1.f;  // random, never all zeros
+    p[i] = t == DType::bf16 ? arch::float_to_bf16(u * scale) : arch::float_to_f16(u * scale);
+  }
+}
+
+struct DevMem {
+  void* p = nullptr;
+  explicit DevMem(std::size_t bytes) { RT_CHECK(rt::malloc(&p, bytes ? bytes : 16)); }
+  ~DevMem() { (void)rt::free(p); }
+  DevMem(const DevMem&) = delete;
+  DevMem& operator=(const DevMem&) = delete;
 };
+
+void fill(void* p, std::int64_t n, DType t, std::uint32_t seed, float scale) {
+  const unsigned blocks = unsigned(std::min<std::int64_t>((n + 255) / 256, 65536));
+  fill_random<<<blocks, 256>>>(static_cast<std::uint16_t*>(p), n, t, seed, scale);
+  RT_CHECK(rt::get_last_error());
+}
+
+/// Rotating inputs/outputs of one layer, reused by every row of that layer (rows of a layer are
+/// registered together).
+struct LayerData {
+  std::string key;
+  std::size_t x_bytes = 0, y_bytes = 0;
+  std::vector<std::unique_ptr<DevMem>> xs, ys;
+  std::unique_ptr<DevMem> w;
+};
+LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t y_bytes) {
+  static LayerData d;
+  const std::string key = std::to_string(p.n) + "/" + std::to_string(p.c) + "/" + std::to_string(p.h) + "/" +
+                          std::to_string(p.w) + "/" + std::to_string(p.k) + "/" + std::to_string(p.r) + "/" +
+                          std::to_string(p.s) + "/" + to_string(t) + "/" + to_string(l) + "/" + std::to_string(y_bytes);
+  if (d.key == key) return d;
+  d = LayerData{};
+  d.key = key;
+  d.x_bytes = std::size_t(p.x_elems()) * 2;
+  d.y_bytes = y_bytes;
+  const int copies = int(std::max<std::size_t>(2, (std::size_t(256) << 20) / (d.x_bytes + d.y_bytes) + 1));
+  for (int i = 0; i < copies; ++i) {
+    d.xs.push_back(std::make_unique<DevMem>(d.x_bytes));
+    d.ys.push_back(std::make_unique<DevMem>(d.y_bytes));
+    fill(d.xs.back()->p, p.x_elems(), t, 17 + i, 1.f);
+  }
+  d.w = std::make_unique<DevMem>(std::size_t(p.w_elems()) * 2);
+  fill(d.w->p, p.w_elems(), t, 5, float(1 / std::sqrt(double(p.c * p.r * p.s))));
+  RT_CHECK(rt::synchronize());
+  return d;
+}
+
+/// Median time per call in seconds: `call(i)` launches call i asynchronously on `stream`.
+double time_calls(const std::function<void(int)>& call, rt::stream_t stream) {
+  rt::event_t a, b;
+  RT_CHECK(rt::event_create(&a));
+  RT_CHECK(rt::event_create(&b));
+  int i = 0;
+  for (int w = 0; w < 2; ++w) call(i++);  // warm-up
+  RT_CHECK(rt::event_record(a, stream));
+  call(i++);
+  RT_CHECK(rt::event_record(b, stream));
+  RT_CHECK(rt::event_synchronize(b));
+  float one = 0;
+  RT_CHECK(rt::event_elapsed_ms(&one, a, b));
+  const int reps = std::clamp(int(std::ceil(0.5 / std::max(one, 1e-4f))), 1, 200);
+  std::vector<double> samples;
+  for (int s = 0; s < 7; ++s) {
+    RT_CHECK(rt::event_record(a, stream));
+    for (int r = 0; r < reps; ++r) call(i++);
+    RT_CHECK(rt::event_record(b, stream));
+    RT_CHECK(rt::event_synchronize(b));
+    float ms = 0;
+    RT_CHECK(rt::event_elapsed_ms(&ms, a, b));
+    samples.push_back(double(ms) * 1e-3 / reps);
+  }
+  (void)rt::event_destroy(a);
+  (void)rt::event_destroy(b);
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+void report(benchmark::State& st, const Conv2dProblem& p, double secs, int mult, const std::string& label) {
+  st.SetIterationTime(secs);
+  st.counters["TFLOPS"] = p.flops() / secs * 1e-12;
+  st.counters["GBps"] = double((p.x_elems() + p.w_elems() + p.y_elems()) * 2) / secs * 1e-9;
+  st.counters["mult"] = mult;
+  // the shape, for the summary script (docs tables)
+  st.counters["C"] = double(p.c);
+  st.counters["K"] = double(p.k);
+  st.counters["H"] = double(p.h);
+  st.counters["R"] = double(p.r);
+  st.counters["str"] = double(p.stride_h);
+  st.counters["P"] = double(p.p());
+  st.SetLabel(label);
+}
 
 template <class T, class L>
-void bm_layer(benchmark::State& st, Layer layer, Method m) {
-  const Conv2dProblem& p = layer.p;
+void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool prepack_row) {
   Conv2dOptions o;
   o.method = m;
   Plan<T, L> plan;
@@ -38,68 +185,269 @@ void bm_layer(benchmark::State& st, Layer layer, Method m) {
     st.SkipWithError(s.message().c_str());
     return;
   }
-  const std::size_t xb = std::size_t(p.x_elems()) * 2, yb = std::size_t(p.y_elems()) * 2;
-  const int copies = int(std::max<std::size_t>(1, (256u << 20) / (xb + yb)));  // > 4x the L2
-  std::vector<void*> xs(copies), ys(copies);
-  std::vector<std::uint16_t> host(p.x_elems());
-  std::mt19937 g(1);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  for (auto& v : host) v = detail::float_to_bits(dtype_of<T>(), d(g));
-  for (int i = 0; i < copies; ++i) {
-    (void)rt::malloc(&xs[i], xb);
-    (void)rt::malloc(&ys[i], yb);
-    (void)rt::memcpy_h2d(xs[i], host.data(), xb);
+  try {
+    LayerData& d = layer_data(p, dtype_of<T>(), L::kind, std::size_t(p.y_elems()) * 2);
+    DevMem pk(plan.packed_weight_bytes()), ws(plan.workspace_bytes());
+    if (Status s = plan.prepack(static_cast<const T*>(d.w->p), pk.p); !s) throw std::runtime_error(s.message());
+    const int copies = int(d.xs.size());
+    Status last;
+    std::function<void(int)> call;
+    if (prepack_row)
+      call = [&](int) { last = plan.prepack(static_cast<const T*>(d.w->p), pk.p); };
+    else
+      call = [&](int i) {
+        last = plan.run(static_cast<const T*>(d.xs[i % copies]->p), pk.p, nullptr, d.ys[i % copies]->p, ws.p,
+                        plan.workspace_bytes());
+      };
+    for (auto _ : st) {
+      const double t = time_calls(call, nullptr);
+      if (!last) throw std::runtime_error(last.message());
+      std::string label = to_string(plan.method());
+      if (plan.method() == Method::winograd) label += " (effective TFLOPS)";
+      if (prepack_row) label = std::string("prepack ") + to_string(plan.method());
+      report(st, p, t, mult, label);
+    }
+  } catch (const std::exception& e) {
+    st.SkipWithError(e.what());
   }
-  std::vector<std::uint16_t> hw(p.w_elems());
-  for (auto& v : hw) v = detail::float_to_bits(dtype_of<T>(), d(g) * 0.05f);
-  void *w, *pk, *ws = nullptr;
-  (void)rt::malloc(&w, hw.size() * 2);
-  (void)rt::memcpy_h2d(w, hw.data(), hw.size() * 2);
-  (void)rt::malloc(&pk, plan.packed_weight_bytes());
-  if (plan.workspace_bytes()) (void)rt::malloc(&ws, plan.workspace_bytes());
-  (void)plan.prepack(static_cast<const T*>(w), pk);
-  rt::event_t a, b;
-  (void)rt::event_create(&a);
-  (void)rt::event_create(&b);
-  auto once = [&](int i) {
-    return plan.run(static_cast<const T*>(xs[i % copies]), pk, nullptr, ys[i % copies], ws, plan.workspace_bytes());
-  };
-  for (int i = 0; i < 3; ++i)
-    if (Status s = once(i); !s) { st.SkipWithError(s.message().c_str()); return; }
-  (void)rt::synchronize();
-  int it = 0;
-  for (auto _ : st) {
-    constexpr int reps = 10;
-    (void)rt::event_record(a, nullptr);
-    for (int r = 0; r < reps; ++r) (void)once(it++);
-    (void)rt::event_record(b, nullptr);
-    (void)rt::event_synchronize(b);
-    float ms = 0;
-    (void)rt::event_elapsed_ms(&ms, a, b);
-    st.SetIterationTime(ms / 1e3 / reps);
-  }
-  st.counters["TFLOPS"] = benchmark::Counter(p.flops() * 1e-12 * double(st.iterations()) , benchmark::Counter::kIsRate);
-  st.counters["GBps"] = benchmark::Counter(double(xb + yb + hw.size() * 2) * 1e-9 * double(st.iterations()), benchmark::Counter::kIsRate);
-  st.SetLabel(to_string(plan.method()));
-  (void)rt::event_destroy(a);
-  (void)rt::event_destroy(b);
-  for (int i = 0; i < copies; ++i) { (void)rt::free(xs[i]); (void)rt::free(ys[i]); }
-  (void)rt::free(w); (void)rt::free(pk);
-  if (ws) (void)rt::free(ws);
 }
 
-const int kRegistered = [] {
-  for (const Layer& l : kLayers) {
-    for (Method m : {Method::general}) {
-      const std::string base = std::string(l.name) + "/" + to_string(m);
-      benchmark::RegisterBenchmark((base + "/bf16/nhwc").c_str(), bm_layer<bf16_t, NHWC>, l, m)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
-      benchmark::RegisterBenchmark((base + "/fp16/nhwc").c_str(), bm_layer<fp16_t, NHWC>, l, m)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
-      benchmark::RegisterBenchmark((base + "/bf16/nchw").c_str(), bm_layer<bf16_t, NCHW>, l, m)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+#if defined(RDNACONV_HAVE_CUDNN)
+cudnnHandle_t cudnn_handle() {
+  static cudnnHandle_t h = [] {
+    cudnnHandle_t x = nullptr;
+    if (cudnnCreate(&x) != CUDNN_STATUS_SUCCESS) x = nullptr;
+    return x;
+  }();
+  return h;
+}
+
+void bm_cudnn(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int mult) {
+  try {
+    if (!cudnn_handle()) throw std::runtime_error("cudnnCreate failed");
+    bench::CudnnConv conv;
+    if (std::string e = conv.setup(cudnn_handle(), p, t, l); !e.empty()) throw std::runtime_error(e);
+    const Conv2dProblem& q = conv.problem();  // pre-padded where the padding is asymmetric
+    LayerData& d = layer_data(q, t, l, std::size_t(q.y_elems()) * 2);
+    DevMem ws(conv.workspace_bytes());
+    const int copies = int(d.xs.size());
+    cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
+    const std::function<void(int)> call = [&](int i) {
+      last = conv.run(d.xs[i % copies]->p, d.w->p, d.ys[i % copies]->p, ws.p);
+    };
+    for (auto _ : st) {
+      const double secs = time_calls(call, nullptr);
+      if (last != CUDNN_STATUS_SUCCESS) throw std::runtime_error(cudnnGetErrorString(last));
+      report(st, p, secs, mult, std::string("cudnn ") + conv.algo_name());  // FLOPs of the original problem
+    }
+  } catch (const std::exception& e) {
+    st.SkipWithError(e.what());
+  }
+}
+#endif
+
+/// The whole model, back to back on one stream: rdnaconv (router) or cuDNN; optionally captured
+/// once into a graph and replayed.
+template <class T, class L>
+void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool vendor, bool graph) {
+  constexpr DType dt = dtype_of<T>();
+  try {
+    rt::stream_t s = nullptr;
+    RT_CHECK(rt::stream_create(&s));
+    struct Item {
+      Conv2dProblem p;
+      Plan<T, L> plan;
+      std::unique_ptr<DevMem> x, y, w, pk;
+#if defined(RDNACONV_HAVE_CUDNN)
+      std::unique_ptr<bench::CudnnConv> cd;
+#endif
+    };
+    // one set of buffers per unique shape; the model's order and multiplicities are kept
+    std::map<std::string, std::shared_ptr<Item>> by_shape;
+    std::vector<std::shared_ptr<Item>> seq;
+    std::size_t ws_bytes = 0;
+    double flops = 0, bytes = 0;
+    for (const models::ModelLayer& ml : layers) {
+      const Conv2dProblem& p = ml.p;
+      const std::string key = std::to_string(p.c) + "/" + std::to_string(p.h) + "/" + std::to_string(p.k) + "/" +
+                              std::to_string(p.r) + "/" + std::to_string(p.stride_h) + "/" +
+                              std::to_string(p.pad_bottom);
+      flops += p.flops();
+      bytes += double(p.x_elems() + p.w_elems() + p.y_elems()) * 2;
+      auto& it = by_shape[key];
+      if (!it) {
+        it = std::make_shared<Item>();
+        it->p = p;
+        Conv2dProblem q = p;
+#if defined(RDNACONV_HAVE_CUDNN)
+        if (vendor) {
+          it->cd = std::make_unique<bench::CudnnConv>();
+          if (std::string e = it->cd->setup(cudnn_handle(), p, dt, L::kind); !e.empty()) throw std::runtime_error(e);
+          q = it->cd->problem();
+          ws_bytes = std::max(ws_bytes, it->cd->workspace_bytes());
+        }
+#endif
+        if (!vendor) {
+          if (Status e = Plan<T, L>::create(it->plan, p); !e) throw std::runtime_error(e.message());
+          ws_bytes = std::max(ws_bytes, it->plan.workspace_bytes());
+          it->pk = std::make_unique<DevMem>(it->plan.packed_weight_bytes());
+        }
+        it->x = std::make_unique<DevMem>(std::size_t(q.x_elems()) * 2);
+        it->y = std::make_unique<DevMem>(std::size_t(q.y_elems()) * 2);
+        it->w = std::make_unique<DevMem>(std::size_t(q.w_elems()) * 2);
+        fill(it->x->p, q.x_elems(), dt, 3, 1.f);
+        fill(it->w->p, q.w_elems(), dt, 4, float(1 / std::sqrt(double(q.c * q.r * q.s))));
+        if (!vendor)
+          if (Status e = it->plan.prepack(static_cast<const T*>(it->w->p), it->pk->p); !e)
+            throw std::runtime_error(e.message());
+      }
+      seq.push_back(it);
+    }
+    DevMem ws(ws_bytes);
+    RT_CHECK(rt::synchronize());
+    std::string err;
+    auto sequence = [&]() {
+      for (const auto& it : seq) {
+#if defined(RDNACONV_HAVE_CUDNN)
+        if (vendor) {
+          cudnnSetStream(cudnn_handle(), s);
+          if (cudnnStatus_t e = it->cd->run(it->x->p, it->w->p, it->y->p, ws.p); e != CUDNN_STATUS_SUCCESS)
+            err = cudnnGetErrorString(e);
+          continue;
+        }
+#endif
+        if (Status e = it->plan.run(static_cast<const T*>(it->x->p), it->pk->p, nullptr, it->y->p, ws.p, ws_bytes, s);
+            !e)
+          err = e.message();
+      }
+    };
+    std::function<void(int)> call = [&](int) { sequence(); };
+#if defined(RDNACONV_BACKEND_CUDA)
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t ge = nullptr;
+    if (graph) {
+      RT_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+      sequence();
+      RT_CHECK(cudaStreamEndCapture(s, &g));
+      if (!err.empty()) throw std::runtime_error("during capture: " + err);
+      RT_CHECK(cudaGraphInstantiate(&ge, g, 0));
+      call = [&](int) { (void)cudaGraphLaunch(ge, s); };
+    }
+#else
+    if (graph) throw std::runtime_error("graph rows are built for CUDA only");
+#endif
+    for (auto _ : st) {
+      const double secs = time_calls(call, s);
+      if (!err.empty()) throw std::runtime_error(err);
+      st.SetIterationTime(secs);
+      st.counters["TFLOPS"] = flops / secs * 1e-12;
+      st.counters["GBps"] = bytes / secs * 1e-9;
+      st.counters["layers"] = double(seq.size());
+      st.SetLabel(std::string(vendor ? "cudnn" : "rdnaconv") + (graph ? " graph replay" : " stream"));
+    }
+#if defined(RDNACONV_HAVE_CUDNN)
+    if (vendor) cudnnSetStream(cudnn_handle(), nullptr);
+#endif
+#if defined(RDNACONV_BACKEND_CUDA)
+    if (ge) (void)cudaGraphExecDestroy(ge);
+    if (g) (void)cudaGraphDestroy(g);
+#endif
+    RT_CHECK(rt::synchronize());
+    (void)rt::stream_destroy(s);
+  } catch (const std::exception& e) {
+    st.SkipWithError(e.what());
+  }
+}
+
+std::string batch_str(int n) { return "N" + std::to_string(n); }
+
+template <class T, class L>
+void register_set(const BenchSet& s) {
+  constexpr LayoutKind lk = L::kind;
+  const std::string base = s.model + "/" + batch_str(s.batch) + "/" + to_string(dtype_of<T>()) + "/" + to_string(lk);
+  std::vector<models::ModelLayer> all = models::model(s.model);
+  for (auto& l : all) l.p.n = s.batch;
+  for (const models::UniqueLayer& u : models::unique_layers(all)) {
+    if (s.filter && !s.filter(u.p)) continue;
+    const Conv2dProblem p = u.p;
+    const std::string row = "layer/" + base + "/" + u.names.front() + "/";
+    auto reg = [&](const std::string& label, auto&& fn) {
+      benchmark::RegisterBenchmark((row + label).c_str(), fn)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    };
+    const int mult = u.count();
+    reg("router", [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false); });
+    if (g_opt.all_methods)
+      for (const MethodInfo& m : kMethods)
+        if (m.can_implement(p, lk))
+          reg(m.name, [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
+    reg("prepack", [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
+#if defined(RDNACONV_HAVE_CUDNN)
+    if (g_opt.vendor)
+      reg("cudnn", [=](benchmark::State& st) { bm_cudnn(st, p, dtype_of<T>(), lk, mult); });
+#endif
+  }
+  if (g_opt.e2e && !s.filter) {
+    for (bool graph : {false, true}) {
+      const std::string how = graph ? "graph" : "stream";
+      benchmark::RegisterBenchmark(("model/" + base + "/rdnaconv/" + how).c_str(),
+                                   [=](benchmark::State& st) { bm_model<T, L>(st, all, false, graph); })
+          ->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+#if defined(RDNACONV_HAVE_CUDNN)
+      if (g_opt.vendor)
+        benchmark::RegisterBenchmark(("model/" + base + "/cudnn/" + how).c_str(),
+                                     [=](benchmark::State& st) { bm_model<T, L>(st, all, true, graph); })
+            ->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+#endif
     }
   }
-  return 0;
-}();
+}
+
+void register_all() {
+  for (const BenchSet& s : sets(g_opt.set))
+    for (DType t : s.types)
+      for (LayoutKind l : s.layouts) {
+        if (t == DType::f16 && l == LayoutKind::nhwc) register_set<fp16_t, NHWC>(s);
+        if (t == DType::f16 && l == LayoutKind::nchw) register_set<fp16_t, NCHW>(s);
+        if (t == DType::bf16 && l == LayoutKind::nhwc) register_set<bf16_t, NHWC>(s);
+        if (t == DType::bf16 && l == LayoutKind::nchw) register_set<bf16_t, NCHW>(s);
+      }
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  // our flags first; the rest goes to Google Benchmark
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--set=", 0) == 0) g_opt.set = a.substr(6);
+    else if (a == "--methods=all") g_opt.all_methods = true;
+    else if (a == "--methods=router") g_opt.all_methods = false;
+    else if (a == "--vendor=off") g_opt.vendor = false;
+    else if (a == "--vendor=on") g_opt.vendor = true;
+    else if (a == "--e2e=off") g_opt.e2e = false;
+    else if (a == "--e2e=on") g_opt.e2e = true;
+    else rest.push_back(argv[i]);
+  }
+  if (g_opt.set != "quick" && g_opt.set != "full") {
+    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full\n");
+    return 2;
+  }
+#if defined(RDNACONV_HAVE_CUDNN)
+  std::printf("vendor baseline: cuDNN %zu (cudnnFindConvolutionForwardAlgorithm, same layout)\n", cudnnGetVersion());
+#elif defined(RDNACONV_BACKEND_CUDA)
+  std::printf("vendor baseline: cuDNN not found at build time: no vendor rows\n");
+#else
+  std::printf("vendor baseline: MIOpen rows are not built (no MIOpen adapter yet; see docs/BENCHMARKS.md)\n");
+#endif
+  int n = int(rest.size());
+  register_all();
+  benchmark::Initialize(&n, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(n, rest.data())) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

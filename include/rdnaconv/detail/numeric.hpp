@@ -74,7 +74,7 @@ inline std::uint16_t float_to_bits(DType t, float f) {
 }
 
 /// Unit roundoff of a storage type (half an ulp at 1).
-constexpr double unit_roundoff(DType t) {
+RDNACONV_HD constexpr double unit_roundoff(DType t) {
   return t == DType::bf16 ? 1.0 / 256.0 : (t == DType::f16 ? 1.0 / 2048.0 : 1.0 / 16777216.0);
 }
 

@@ -14,20 +14,26 @@
 
 namespace rdnaconv::reference {
 
+/// Output index o (y layout order) -> (n, k, p, q).
+struct OutCoord {
+  std::int64_t n, k, op, oq;
+};
+RDNACONV_HD inline OutCoord out_coord(const Conv2dProblem& p, LayoutKind l, std::int64_t o) {
+  const std::int64_t P = p.p(), Q = p.q();
+  if (l == LayoutKind::nchw) return {o / (Q * P * p.k), (o / (Q * P)) % p.k, (o / Q) % P, o % Q};
+  return {o / (p.k * Q * P), o % p.k, (o / (p.k * Q)) % P, (o / p.k) % Q};
+}
+
+/// `count` outputs: output idx[i] (idx null: output i) is stored at position i of e.y.
 template <DType T, LayoutKind L>
 __global__ void naive_conv2d(Conv2dProblem p, const std::uint16_t* __restrict__ x,
-                             const std::uint16_t* __restrict__ w, EpilogueParams e) {
-  const std::int64_t P = p.p(), Q = p.q();
-  const std::int64_t total = p.n * p.k * P * Q;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+                             const std::uint16_t* __restrict__ w, EpilogueParams e,
+                             const std::int64_t* __restrict__ idx, std::int64_t count) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    // i enumerates outputs in the y layout, so stores are coalesced
-    std::int64_t n, k, op, oq;
-    if (L == LayoutKind::nchw) {
-      oq = i % Q; op = (i / Q) % P; k = (i / (Q * P)) % p.k; n = i / (Q * P * p.k);
-    } else {
-      k = i % p.k; oq = (i / p.k) % Q; op = (i / (p.k * Q)) % P; n = i / (p.k * Q * P);
-    }
+    // without idx, i enumerates outputs in the y layout, so stores are coalesced
+    const OutCoord oc = out_coord(p, L, idx ? idx[i] : i);
+    const std::int64_t n = oc.n, k = oc.k, op = oc.op, oq = oc.oq;
     float acc = 0.f;
     for (std::int64_t c = 0; c < p.c; ++c)
       for (std::int64_t r = 0; r < p.r; ++r) {
@@ -44,10 +50,12 @@ __global__ void naive_conv2d(Conv2dProblem p, const std::uint16_t* __restrict__ 
   }
 }
 
-/// Runs the device reference. Validates like the library; launches nothing on error.
+/// Runs the device reference. Validates like the library; launches nothing on error. With
+/// `idx` (device array of `count` output indices in the y layout) only those outputs are
+/// computed, stored compactly at y[0..count).
 inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l, const void* x,
                             const void* w, const Conv2dOptions& o, const void* bias, void* y,
-                            rt::stream_t stream) {
+                            rt::stream_t stream, const std::int64_t* idx = nullptr, std::int64_t count = -1) {
   if (Status s = validate_problem(p); !s) return s;
   if (Status s = validate_types(in, o); !s) return s;
   if (!x || !w || !y || (o.has_bias && !bias))
@@ -58,16 +66,16 @@ inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l, cons
   e.act = o.activation;
   e.out_type = o.out_type == DType::same ? in : o.out_type;
   e.y = y;
-  const std::int64_t total = p.y_elems();
+  const std::int64_t total = idx ? count : p.y_elems();
   const unsigned blocks = unsigned(total / 256 + 1 < 131072 ? total / 256 + 1 : 131072);
   auto xs = static_cast<const std::uint16_t*>(x);
   auto ws = static_cast<const std::uint16_t*>(w);
   if (in == DType::f16) {
-    if (l == LayoutKind::nchw) naive_conv2d<DType::f16, LayoutKind::nchw><<<blocks, 256, 0, stream>>>(p, xs, ws, e);
-    else naive_conv2d<DType::f16, LayoutKind::nhwc><<<blocks, 256, 0, stream>>>(p, xs, ws, e);
+    if (l == LayoutKind::nchw) naive_conv2d<DType::f16, LayoutKind::nchw><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
+    else naive_conv2d<DType::f16, LayoutKind::nhwc><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
   } else {
-    if (l == LayoutKind::nchw) naive_conv2d<DType::bf16, LayoutKind::nchw><<<blocks, 256, 0, stream>>>(p, xs, ws, e);
-    else naive_conv2d<DType::bf16, LayoutKind::nhwc><<<blocks, 256, 0, stream>>>(p, xs, ws, e);
+    if (l == LayoutKind::nchw) naive_conv2d<DType::bf16, LayoutKind::nchw><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
+    else naive_conv2d<DType::bf16, LayoutKind::nhwc><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
   }
   const rt::error_t err = rt::get_last_error();
   if (err != rt::success)

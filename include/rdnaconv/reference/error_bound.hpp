@@ -7,10 +7,11 @@
 ///        Σ_c Σ_{r,s,u,v} k_i(r,u) k_j(s,v) (|g_rs| + fg)(|d_uv| + fd),  k_i(r,u) = Σ_a |Aᵀ_ia||G_ar||Bᵀ_au|
 ///        the scale of Winograd's rounding of U and V to T (fd, fg: the fp16 subnormal floors).
 ///   bound = u_out |y| (+ u_out |y| again when two results are each rounded) + 8 u32 |y|
-///         + L (2 n u32 S  + [winograd] (2 u_T + u_T² + (C + 64) u32) Sw)
-/// with u = unit roundoff, n = C R S + 8 (accumulation length, plus bias and activation; twice:
-/// the result and the fp32 reference each accumulate), 8 u32 |y| the activation's own fp32
-/// rounding, and L = 1.13 the largest slope of the activations (gelu's). The bound is deterministic (worst
+///         + L (3 n u32 S  + [winograd] (2 u_T + u_T² + (2C + 64) u32) Sw)
+/// with u = unit roundoff, n = C R S + 8 (accumulation length, plus bias and activation). The
+/// matrix units' fp32 accumulation is not guaranteed to round to nearest: allowing 2 u32 per
+/// addition for it and u32 for the reference's fma chain gives the 3 (and the 2C). 8 u32 |y|
+/// is the activation's own fp32 rounding; L = 1.13 the largest slope of the activations (gelu's). The bound is deterministic (worst
 /// case), so it holds for any data; integer data make direct methods exact, and the tests
 /// then compare bit for bit instead.
 #pragma once
@@ -22,6 +23,7 @@
 #include "rdnaconv/arch/platform.hpp"
 #include "rdnaconv/detail/numeric.hpp"
 #include "rdnaconv/problem.hpp"
+#include "rdnaconv/reference/device_conv.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
 #include "rdnaconv/types.hpp"
 
@@ -29,27 +31,23 @@ namespace rdnaconv::reference {
 
 /// The F(4x4, 3x3) matrices, written out independently of the kernels' hand-expanded transforms.
 namespace wino {
-constexpr double kAt[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
-constexpr double kG[6][3] = {{1.0 / 4, 0, 0},
-                             {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                             {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                             {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                             {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                             {0, 0, 1}};
-constexpr double kBt[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-                              {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-constexpr double fabs_c(double v) { return v < 0 ? -v : v; }
+RDNACONV_HD constexpr double fabs_c(double v) { return v < 0 ? -v : v; }
 /// k_i(r, u) = Σ_a |Aᵀ_ia| |G_ar| |Bᵀ_au|
-constexpr double k_table(int i, int r, int u) {
+RDNACONV_HD constexpr double k_table(int i, int r, int u) {
+  constexpr double at[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  constexpr double g[6][3] = {{1.0 / 4, 0, 0},          {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                              {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  constexpr double bt[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+                               {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
   double s = 0;
-  for (int a = 0; a < 6; ++a) s += fabs_c(kAt[i][a]) * fabs_c(kG[a][r]) * fabs_c(kBt[a][u]);
+  for (int a = 0; a < 6; ++a) s += fabs_c(at[i][a]) * fabs_c(g[a][r]) * fabs_c(bt[a][u]);
   return s;
 }
 }  // namespace wino
 
 /// Subnormal floors of the Winograd operands (fp16 stores V/16 and 16 U; see winograd.hpp).
-constexpr double winograd_floor_d(DType t) { return t == DType::f16 ? 1.0 / 1024 : 0.0; }
-constexpr double winograd_floor_g(DType t) { return t == DType::f16 ? 1.0 / 16384 : 0.0; }
+RDNACONV_HD constexpr double winograd_floor_d(DType t) { return t == DType::f16 ? 1.0 / 1024 : 0.0; }
+RDNACONV_HD constexpr double winograd_floor_g(DType t) { return t == DType::f16 ? 1.0 / 16384 : 0.0; }
 
 constexpr double kUnitF32 = 1.0 / 16777216.0;
 constexpr double kActivationSlope = 1.13;
@@ -60,31 +58,35 @@ RDNACONV_HD inline double error_bound(bool winograd, DType in, DType out, std::i
                                       double y_abs, double s, double sw, bool rounded_twice) {
   const double uo = out == DType::f32 ? kUnitF32 : detail::unit_roundoff(out);
   const double ut = detail::unit_roundoff(in);
-  double acc = 2 * double(crs + 8) * kUnitF32 * s;
-  if (winograd) acc += (2 * ut + ut * ut + double(c + 64) * kUnitF32) * sw;
+  double acc = 3 * double(crs + 8) * kUnitF32 * s;
+  if (winograd) acc += (2 * ut + ut * ut + double(2 * c + 64) * kUnitF32) * sw;
   return ((rounded_twice ? 2 : 1) * uo + 8 * kUnitF32) * y_abs + kActivationSlope * acc;
 }
 
-/// One thread per output (y layout order): S and, when `sw` is non-null, the Winograd scale.
+/// One thread per output: S and, when `sw_out` is non-null, the Winograd scale, for output
+/// sel[i] (sel null: output i, y layout order), stored at position i.
 template <DType T, LayoutKind L>
 __global__ void error_scales(Conv2dProblem p, const std::uint16_t* __restrict__ x, const std::uint16_t* __restrict__ w,
-                             const void* bias, DType bias_type, float* __restrict__ s_out, float* __restrict__ sw_out) {
-  const std::int64_t P = p.p(), Q = p.q();
-  const std::int64_t total = p.n * p.k * P * Q;
+                             const void* bias, DType bias_type, float* __restrict__ s_out, float* __restrict__ sw_out,
+                             const std::int64_t* __restrict__ sel, std::int64_t count) {
   const double fd = winograd_floor_d(T), fg = winograd_floor_g(T);
-  for (std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+  for (std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < count;
        idx += std::int64_t(gridDim.x) * blockDim.x) {
-    std::int64_t n, k, op, oq;
-    if (L == LayoutKind::nchw) {
-      oq = idx % Q; op = (idx / Q) % P; k = (idx / (Q * P)) % p.k; n = idx / (Q * P * p.k);
-    } else {
-      k = idx % p.k; oq = (idx / p.k) % Q; op = (idx / (p.k * Q)) % P; n = idx / (p.k * Q * P);
-    }
+    const OutCoord oc = out_coord(p, L, sel ? sel[idx] : idx);
+    const std::int64_t n = oc.n, k = oc.k, op = oc.op, oq = oc.oq;
     double s = bias ? fabs(double(bias_type == DType::f32 ? static_cast<const float*>(bias)[k]
                                                           : arch::to_float<T>(static_cast<const std::uint16_t*>(bias)[k])))
                     : 0.0;
     double sw = 0;
     const int ti = int(op % 4), tj = int(oq % 4);
+    const bool wino = sw_out && p.r == 3 && p.s == 3;
+    // the k tables in float (registers), each rounded up by one part in 2^20 so the bound stays a bound
+    float kti[3][6], ktj[3][6];
+    for (int r = 0; r < 3; ++r)
+      for (int u = 0; u < 6; ++u) {
+        kti[r][u] = float(wino::k_table(ti, r, u) * (1 + 1.0 / 1048576));
+        ktj[r][u] = float(wino::k_table(tj, r, u) * (1 + 1.0 / 1048576));
+      }
     for (std::int64_t c = 0; c < p.c; ++c) {
       for (std::int64_t r = 0; r < p.r; ++r)
         for (std::int64_t t = 0; t < p.s; ++t) {
@@ -94,22 +96,22 @@ __global__ void error_scales(Conv2dProblem p, const std::uint16_t* __restrict__ 
           s += fabs(double(arch::to_float<T>(x[x_index(p, L, n, c, ih, iw)])) *
                     double(arch::to_float<T>(w[((k * p.c + c) * p.r + r) * p.s + t])));
         }
-      if (sw_out && p.r == 3 && p.s == 3) {
+      if (wino) {
+        // h[r][v] = Σ_t k_j(t, v) (|g_rt| + fg); weight of patch (u, v) = Σ_r k_i(r, u) h[r][v]
+        double h[3][6];
+        for (int r = 0; r < 3; ++r) {
+          double g[3];
+          for (int t = 0; t < 3; ++t) g[t] = fabs(double(arch::to_float<T>(w[((k * p.c + c) * 3 + r) * 3 + t]))) + fg;
+          for (int v = 0; v < 6; ++v) h[r][v] = ktj[0][v] * g[0] + ktj[1][v] * g[1] + ktj[2][v] * g[2];
+        }
         // the 6x6 patch of the 4x4 tile holding this output
         const std::int64_t ih0 = op - ti - p.pad_top, iw0 = oq - tj - p.pad_left;
-        double g[3][3];
-        for (int r = 0; r < 3; ++r)
-          for (int t = 0; t < 3; ++t)
-            g[r][t] = fabs(double(arch::to_float<T>(w[((k * p.c + c) * 3 + r) * 3 + t]))) + fg;
         for (int u = 0; u < 6; ++u)
           for (int v = 0; v < 6; ++v) {
             const std::int64_t ih = ih0 + u, iw = iw0 + v;
             double d = fd;
             if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) d += fabs(double(arch::to_float<T>(x[x_index(p, L, n, c, ih, iw)])));
-            double wsum = 0;
-            for (int r = 0; r < 3; ++r)
-              for (int t = 0; t < 3; ++t) wsum += wino::k_table(ti, r, u) * wino::k_table(tj, t, v) * g[r][t];
-            sw += wsum * d;
+            sw += (kti[0][u] * h[0][v] + kti[1][u] * h[1][v] + kti[2][u] * h[2][v]) * d;
           }
       }
     }
@@ -118,19 +120,21 @@ __global__ void error_scales(Conv2dProblem p, const std::uint16_t* __restrict__ 
   }
 }
 
-/// Fills s (and sw, if non-null) for every output, in the y layout. Launch errors are returned.
+/// Fills s (and sw, if non-null) for every output in the y layout, or for the `count` outputs
+/// listed in `sel` (device array), compactly. Launch errors are returned.
 inline rt::error_t device_error_scales(const Conv2dProblem& p, DType in, LayoutKind l, const void* x, const void* w,
-                                       const void* bias, DType bias_type, float* s, float* sw, rt::stream_t stream) {
-  const std::int64_t total = p.y_elems();
+                                       const void* bias, DType bias_type, float* s, float* sw, rt::stream_t stream,
+                                       const std::int64_t* sel = nullptr, std::int64_t count = -1) {
+  const std::int64_t total = sel ? count : p.y_elems();
   const unsigned blocks = unsigned(total / 128 + 1 < 65536 ? total / 128 + 1 : 65536);
   auto xs = static_cast<const std::uint16_t*>(x);
   auto ws = static_cast<const std::uint16_t*>(w);
   if (in == DType::f16) {
-    if (l == LayoutKind::nchw) error_scales<DType::f16, LayoutKind::nchw><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw);
-    else error_scales<DType::f16, LayoutKind::nhwc><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw);
+    if (l == LayoutKind::nchw) error_scales<DType::f16, LayoutKind::nchw><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw, sel, total);
+    else error_scales<DType::f16, LayoutKind::nhwc><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw, sel, total);
   } else {
-    if (l == LayoutKind::nchw) error_scales<DType::bf16, LayoutKind::nchw><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw);
-    else error_scales<DType::bf16, LayoutKind::nhwc><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw);
+    if (l == LayoutKind::nchw) error_scales<DType::bf16, LayoutKind::nchw><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw, sel, total);
+    else error_scales<DType::bf16, LayoutKind::nhwc><<<blocks, 128, 0, stream>>>(p, xs, ws, bias, bias_type, s, sw, sel, total);
   }
   return rt::get_last_error();
 }

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/// @file cudnn_baseline.hpp The vendor baseline on NVIDIA: cuDNN's legacy convolution API with
+/// the algorithm chosen by cudnnFindConvolutionForwardAlgorithm (workspace allowed), tensors
+/// and filters in the same layout as the rdnaconv row (NCHW/KCRS or NHWC/KRSC), fp32 compute
+/// with tensor-op math. cuDNN pads symmetrically only: a problem with asymmetric padding (the
+/// VAE downsample's (0,1,0,1)) is given to cuDNN as the equivalent pre-padded input with pad 0,
+/// as the model does with F.pad before the conv; the pad copy is not timed.
+#pragma once
+
+#include <cudnn.h>
+
+#include <string>
+
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::bench {
+
+inline const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+    default: return "?";
+  }
+}
+
+/// The problem cuDNN sees: symmetric padding, with any asymmetric part moved into a
+/// pre-padded input.
+inline Conv2dProblem cudnn_problem(const Conv2dProblem& p) {
+  Conv2dProblem q = p;
+  if (p.pad_top != p.pad_bottom || p.pad_left != p.pad_right) {
+    q.h = p.h + p.pad_top + p.pad_bottom;
+    q.w = p.w + p.pad_left + p.pad_right;
+    q.pad_top = q.pad_bottom = q.pad_left = q.pad_right = 0;
+  }
+  return q;
+}
+
+class CudnnConv {
+ public:
+  CudnnConv() = default;
+  CudnnConv(const CudnnConv&) = delete;
+  CudnnConv& operator=(const CudnnConv&) = delete;
+  ~CudnnConv() {
+    if (x_) cudnnDestroyTensorDescriptor(x_);
+    if (y_) cudnnDestroyTensorDescriptor(y_);
+    if (w_) cudnnDestroyFilterDescriptor(w_);
+    if (c_) cudnnDestroyConvolutionDescriptor(c_);
+  }
+
+  /// Sets the descriptors and asks cudnnFind for the fastest algorithm (it runs each one on
+  /// scratch buffers it allocates). Returns an empty string or what failed.
+  std::string setup(cudnnHandle_t h, const Conv2dProblem& problem, DType t, LayoutKind l) {
+    h_ = h;
+    p_ = cudnn_problem(problem);
+    const cudnnDataType_t dt = t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    const cudnnTensorFormat_t fmt = l == LayoutKind::nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    if (!ok(cudnnCreateTensorDescriptor(&x_)) || !ok(cudnnCreateTensorDescriptor(&y_)) ||
+        !ok(cudnnCreateFilterDescriptor(&w_)) || !ok(cudnnCreateConvolutionDescriptor(&c_)))
+      return "descriptor creation: " + err_;
+    if (!ok(cudnnSetTensor4dDescriptor(x_, fmt, dt, int(p_.n), int(p_.c), int(p_.h), int(p_.w))) ||
+        !ok(cudnnSetFilter4dDescriptor(w_, dt, fmt, int(p_.k), int(p_.c), int(p_.r), int(p_.s))) ||
+        !ok(cudnnSetConvolution2dDescriptor(c_, int(p_.pad_top), int(p_.pad_left), int(p_.stride_h),
+                                            int(p_.stride_w), int(p_.dil_h), int(p_.dil_w), CUDNN_CROSS_CORRELATION,
+                                            CUDNN_DATA_FLOAT)) ||
+        !ok(cudnnSetConvolutionMathType(c_, CUDNN_TENSOR_OP_MATH)) ||
+        !ok(cudnnSetTensor4dDescriptor(y_, fmt, dt, int(p_.n), int(p_.k), int(p_.p()), int(p_.q()))))
+      return "descriptor setup: " + err_;
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int got = 0;
+    if (!ok(cudnnFindConvolutionForwardAlgorithm(h_, x_, w_, c_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf)))
+      return "cudnnFindConvolutionForwardAlgorithm: " + err_;
+    for (int i = 0; i < got; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS) {
+        algo_ = perf[i].algo;
+        ws_bytes_ = perf[i].memory;
+        found_ = true;
+        break;
+      }
+    return found_ ? std::string() : std::string("no cuDNN algorithm succeeded");
+  }
+
+  const Conv2dProblem& problem() const { return p_; }
+  std::size_t workspace_bytes() const { return ws_bytes_; }
+  const char* algo_name() const { return cudnn_algo_name(algo_); }
+
+  cudnnStatus_t run(const void* x, const void* w, void* y, void* ws) const {
+    const float alpha = 1.f, beta = 0.f;
+    return cudnnConvolutionForward(h_, &alpha, x_, x, w_, w, c_, algo_, ws, ws_bytes_, &beta, y_, y);
+  }
+
+ private:
+  bool ok(cudnnStatus_t s) {
+    if (s == CUDNN_STATUS_SUCCESS) return true;
+    err_ = cudnnGetErrorString(s);
+    return false;
+  }
+  cudnnHandle_t h_ = nullptr;
+  cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
+  cudnnFilterDescriptor_t w_ = nullptr;
+  cudnnConvolutionDescriptor_t c_ = nullptr;
+  cudnnConvolutionFwdAlgo_t algo_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  std::size_t ws_bytes_ = 0;
+  bool found_ = false;
+  Conv2dProblem p_;
+  std::string err_;
+};
+
+}  // namespace rdnaconv::bench

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Turns rdnaconv_bench's Google Benchmark JSON into tables (and charts).
+
+    bench/summarize.py bench.json                      # short summary to stdout
+    bench/summarize.py bench.json --markdown out.md    # full tables (docs/BENCHMARKS.md body)
+    bench/summarize.py bench.json --charts docs/img    # PNG charts (python3-matplotlib)
+
+Aggregates per model x batch x dtype x layout: total time of all layers with multiplicities,
+effective TFLOPS (direct-convolution FLOPs / total time), speedup vs the vendor library as the
+ratio of total times and as the geometric mean of per-layer ratios.
+"""
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+
+
+def load(path):
+    with open(path) as f:
+        doc = json.load(f)
+    layers, models, errors = [], [], []
+    for b in doc.get("benchmarks", []):
+        name = b["name"]
+        parts = name.split("/")
+        if b.get("error_occurred") or b.get("skipped"):
+            errors.append((name, b.get("error_message", b.get("skip_message", "?"))))
+            continue
+        t_us = b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b.get("time_unit", "us")]
+        if parts[0] == "layer" and len(parts) == 7:
+            layers.append(dict(model=parts[1], batch=int(parts[2][1:]), dtype=parts[3], layout=parts[4],
+                               layer=parts[5], row=parts[6], us=t_us, tflops=b.get("TFLOPS", 0.0),
+                               gbps=b.get("GBps", 0.0), mult=int(b.get("mult", 1)), label=b.get("label", ""),
+                               C=int(b.get("C", 0)), K=int(b.get("K", 0)), H=int(b.get("H", 0)),
+                               R=int(b.get("R", 0)), stride=int(b.get("str", 1)), P=int(b.get("P", 0))))
+        elif parts[0] == "model" and len(parts) == 7:
+            models.append(dict(model=parts[1], batch=int(parts[2][1:]), dtype=parts[3], layout=parts[4],
+                               impl=parts[5], how=parts[6], us=t_us, tflops=b.get("TFLOPS", 0.0)))
+    return doc.get("context", {}), layers, models, errors
+
+
+def geomean(xs):
+    xs = [x for x in xs if x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def group_layers(layers):
+    """(model, batch, dtype, layout) -> layer -> row -> record"""
+    g = defaultdict(lambda: defaultdict(dict))
+    for r in layers:
+        g[(r["model"], r["batch"], r["dtype"], r["layout"])][r["layer"]][r["row"]] = r
+    return g
+
+
+def aggregates(g):
+    out = []
+    for key, ls in g.items():
+        t_ours = t_vendor = flops = 0.0
+        ratios = []
+        complete = True
+        for name, rows in ls.items():
+            if "router" not in rows:
+                complete = False
+                continue
+            r = rows["router"]
+            t_ours += r["us"] * r["mult"]
+            flops += r["tflops"] * 1e12 * r["us"] * 1e-6 * r["mult"]
+            if "cudnn" in rows:
+                t_vendor += rows["cudnn"]["us"] * r["mult"]
+                ratios.append(rows["cudnn"]["us"] / r["us"])
+            else:
+                complete = False
+        out.append(dict(key=key, layers=sum(r["router"]["mult"] for r in ls.values() if "router" in r),
+                        t_ours=t_ours, t_vendor=t_vendor if ratios else float("nan"),
+                        tflops=flops / (t_ours * 1e-6) * 1e-12 if t_ours else 0.0,
+                        speedup_sum=(t_vendor / t_ours) if ratios and t_ours else float("nan"),
+                        speedup_geo=geomean(ratios), complete=complete))
+    return sorted(out, key=lambda a: a["key"])
+
+
+def shape(r):
+    return f"C{r['C']} K{r['K']} {r['H']}² {r['R']}x{r['R']}" + (f" s{r['stride']}" if r["stride"] > 1 else "")
+
+
+def print_summary(ctx, layers, models, errors):
+    g = group_layers(layers)
+    print(f"GPU run: {ctx.get('date', '?')}  host {ctx.get('host_name', '?')}")
+    print(f"{'model':<16}{'N':>3} {'dtype':<5}{'layout':<6}{'layers':>7}{'rdnaconv ms':>13}{'TFLOPS':>8}"
+          f"{'vendor ms':>11}{'x sum':>7}{'x geo':>7}")
+    for a in aggregates(g):
+        m, b, t, l = a["key"]
+        print(f"{m:<16}{b:>3} {t:<5}{l:<6}{a['layers']:>7}{a['t_ours'] / 1e3:>13.3f}{a['tflops']:>8.1f}"
+              f"{a['t_vendor'] / 1e3:>11.3f}{a['speedup_sum']:>7.2f}{a['speedup_geo']:>7.2f}")
+    if models:
+        print(f"\n{'end to end':<36}{'ms':>10}{'TFLOPS':>9}")
+        for r in sorted(models, key=lambda r: (r["model"], r["batch"], r["dtype"], r["layout"], r["impl"], r["how"])):
+            k = f"{r['model']} N{r['batch']} {r['dtype']} {r['layout']} {r['impl']} {r['how']}"
+            print(f"{k:<36}{r['us'] / 1e3:>10.3f}{r['tflops']:>9.1f}")
+    if errors:
+        print(f"\n{len(errors)} rows skipped with an error, e.g. {errors[0][0]}: {errors[0][1]}")
+
+
+def markdown(ctx, layers, models, errors):
+    g = group_layers(layers)
+    out = []
+    w = out.append
+    w("### Aggregates (router; sum over all layers with multiplicities)\n")
+    w("| model | N | dtype | layout | layers | rdnaconv ms | eff. TFLOPS | cuDNN ms | speedup (sum) | speedup (geomean) |")
+    w("|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    for a in aggregates(g):
+        m, b, t, l = a["key"]
+        w(f"| {m} | {b} | {t} | {l} | {a['layers']} | {a['t_ours'] / 1e3:.3f} | {a['tflops']:.1f} | "
+          f"{a['t_vendor'] / 1e3:.3f} | {a['speedup_sum']:.2f} | {a['speedup_geo']:.2f} |")
+    if models:
+        w("\n### End to end (every layer back to back on one stream; and replayed as a captured graph)\n")
+        w("| model | N | dtype | layout | rdnaconv stream ms | rdnaconv graph ms | cuDNN stream ms | cuDNN graph ms |")
+        w("|---|---:|---|---|---:|---:|---:|---:|")
+        e = defaultdict(dict)
+        for r in models:
+            e[(r["model"], r["batch"], r["dtype"], r["layout"])][(r["impl"], r["how"])] = r["us"] / 1e3
+        for k in sorted(e):
+            v = e[k]
+            cell = lambda i, h: f"{v[(i, h)]:.3f}" if (i, h) in v else "-"
+            w(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {cell('rdnaconv', 'stream')} | {cell('rdnaconv', 'graph')} | "
+              f"{cell('cudnn', 'stream')} | {cell('cudnn', 'graph')} |")
+    for key in sorted(g):
+        m, b, t, l = key
+        w(f"\n### {m}, N = {b}, {t}, {l}\n")
+        methods = sorted({row for rows in g[key].values() for row in rows} - {"router", "prepack", "cudnn"})
+        head = "| layer | shape | x | router picks | µs | TFLOPS | cuDNN algo | cuDNN µs | cuDNN TFLOPS | vs cuDNN |"
+        head += "".join(f" {mm} µs |" for mm in methods) + " prepack µs |"
+        w(head)
+        w("|" + "---|" * (10 + len(methods) + 1))
+        for name, rows in g[key].items():
+            r = rows.get("router")
+            c = rows.get("cudnn")
+            if not r:
+                continue
+            best = min((rows[mm]["us"] for mm in methods if mm in rows), default=None)
+            cells = [name, shape(r), str(r["mult"]), r["label"], f"{r['us']:.1f}", f"{r['tflops']:.1f}",
+                     c["label"].replace("cudnn ", "") if c else "-", f"{c['us']:.1f}" if c else "-",
+                     f"{c['tflops']:.1f}" if c else "-", f"{c['us'] / r['us']:.2f}" if c else "-"]
+            for mm in methods:
+                if mm in rows:
+                    v = f"{rows[mm]['us']:.1f}"
+                    cells.append(f"**{v}**" if best is not None and rows[mm]["us"] == best else v)
+                else:
+                    cells.append("-")
+            cells.append(f"{rows['prepack']['us']:.1f}" if "prepack" in rows else "-")
+            w("| " + " | ".join(cells) + " |")
+    if errors:
+        w(f"\n{len(errors)} rows did not run:\n")
+        for n, e in errors[:40]:
+            w(f"- `{n}`: {e}")
+    return "\n".join(out) + "\n"
+
+
+def charts(layers, models, outdir):
+    import os
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(outdir, exist_ok=True)
+    g = group_layers(layers)
+    ag = [a for a in aggregates(g) if not math.isnan(a["t_vendor"])]
+    if ag:
+        labels = [f"{k[0]}\nN{k[1]} {k[2]} {k[3]}" for k in (a["key"] for a in ag)]
+        ours = [a["tflops"] for a in ag]
+        flops = [a["tflops"] * a["t_ours"] for a in ag]
+        vendor = [f / a["t_vendor"] for f, a in zip(flops, ag)]
+        fig, ax = plt.subplots(figsize=(max(8, len(ag) * 0.9), 5))
+        xs = range(len(ag))
+        ax.bar([x - 0.2 for x in xs], ours, 0.4, label="rdnaconv (router)")
+        ax.bar([x + 0.2 for x in xs], vendor, 0.4, label="cuDNN (cudnnFind)")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel("effective TFLOPS (direct-conv FLOPs / total layer time)")
+        ax.set_title("Per-model aggregate, H200")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(f"{outdir}/aggregate_tflops.png", dpi=110)
+        plt.close(fig)
+    for key in sorted(g):
+        rows = [(n, r["cudnn"]["us"] / r["router"]["us"]) for n, r in g[key].items() if "router" in r and "cudnn" in r]
+        if not rows:
+            continue
+        fig, ax = plt.subplots(figsize=(max(6, len(rows) * 0.35), 4))
+        ax.bar(range(len(rows)), [v for _, v in rows], color=["tab:green" if v >= 1 else "tab:red" for _, v in rows])
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels([n for n, _ in rows], rotation=75, ha="right", fontsize=6)
+        ax.set_ylabel("speedup vs cuDNN (cuDNN time / rdnaconv time)")
+        ax.set_title(f"{key[0]} N{key[1]} {key[2]} {key[3]}")
+        fig.tight_layout()
+        fig.savefig(f"{outdir}/speedup_{key[0]}_N{key[1]}_{key[2]}_{key[3]}.png", dpi=110)
+        plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--markdown")
+    ap.add_argument("--charts")
+    a = ap.parse_args()
+    ctx, layers, models, errors = load(a.json)
+    print_summary(ctx, layers, models, errors)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(markdown(ctx, layers, models, errors))
+    if a.charts:
+        charts(layers, models, a.charts)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

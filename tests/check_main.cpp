@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/// @file check_main.cpp rdnaconv_check: the correctness harness as a command.
+///   rdnaconv_check --mode edge|random|stability|activations|models|all --dtype fp16|bf16|all
+///                  --layout nchw|nhwc|both --method NAME|router|all [--atom native|gfx11|gfx12]
+///                  [--count N] [--seed S] [--sample N]
+/// Prints one row per (method, dtype, layout) with its pass/fail/skip counts, a coverage banner
+/// naming every case a method skipped and why, and the totals line "N passed, N failed,
+/// N skipped". Exit status 1 on any failure, 2 on bad arguments, 77 without a GPU.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+
+using namespace rdnaconv;
+using namespace rdnaconv::testing;
+
+namespace {
+
+struct Args {
+  std::string mode = "all", dtype = "all", layout = "both", method = "all", atom = "native";
+  int count = 200;
+  unsigned seed = 20261202u;
+  std::int64_t sample = std::int64_t(1) << 18;
+};
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "rdnaconv_check: %s\nusage: rdnaconv_check --mode edge|random|stability|activations|models|all "
+               "--dtype fp16|bf16|all --layout nchw|nhwc|both --method NAME|router|all [--atom native|gfx11|gfx12] "
+               "[--count N] [--seed S] [--sample N]\n",
+               why);
+  return 2;
+}
+
+struct Tally {
+  std::uint64_t passed = 0, failed = 0, skipped = 0, outputs = 0;
+  double worst_ratio = 0;
+  std::vector<std::string> failures;
+};
+
+const char* name_of(Method m) { return m == Method::automatic ? "router" : to_string(m); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (i + 1 >= argc) return usage(("missing value for " + k).c_str());
+    const std::string v = argv[++i];
+    if (k == "--mode") a.mode = v;
+    else if (k == "--dtype") a.dtype = v;
+    else if (k == "--layout") a.layout = v;
+    else if (k == "--method") a.method = v;
+    else if (k == "--atom") a.atom = v;
+    else if (k == "--count") a.count = std::atoi(v.c_str());
+    else if (k == "--seed") a.seed = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+    else if (k == "--sample") a.sample = std::atoll(v.c_str());
+    else return usage(("unknown option " + k).c_str());
+  }
+  const std::vector<std::string> modes_all = {"edge", "random", "stability", "activations", "models"};
+  std::vector<std::string> modes;
+  if (a.mode == "all") modes = modes_all;
+  else if (std::find(modes_all.begin(), modes_all.end(), a.mode) != modes_all.end()) modes = {a.mode};
+  else return usage("bad --mode");
+  std::vector<DType> types;
+  if (a.dtype == "fp16" || a.dtype == "all") types.push_back(DType::f16);
+  if (a.dtype == "bf16" || a.dtype == "all") types.push_back(DType::bf16);
+  if (types.empty()) return usage("bad --dtype");
+  std::vector<LayoutKind> layouts;
+  if (a.layout == "nchw" || a.layout == "both") layouts.push_back(LayoutKind::nchw);
+  if (a.layout == "nhwc" || a.layout == "both") layouts.push_back(LayoutKind::nhwc);
+  if (layouts.empty()) return usage("bad --layout");
+  std::vector<Method> methods;
+  if (a.method == "all") {
+    for (const MethodInfo& m : kMethods) methods.push_back(m.method);
+    methods.push_back(Method::automatic);
+  } else if (a.method == "router") {
+    methods.push_back(Method::automatic);
+  } else if (const MethodInfo* m = find_method(a.method.c_str())) {
+    methods.push_back(m->method);
+  } else {
+    return usage("bad --method");
+  }
+  AtomKind atom;
+  if (a.atom == "native") atom = AtomKind::native;
+  else if (a.atom == "gfx11") atom = AtomKind::gfx11;
+  else if (a.atom == "gfx12") atom = AtomKind::gfx12;
+  else return usage("bad --atom");
+  if (!have_gpu()) {
+    std::printf("rdnaconv_check: no GPU\n0 passed, 0 failed, 1 skipped\n");
+    return 77;
+  }
+
+  std::printf("rdnaconv_check: modes");
+  for (const auto& m : modes) std::printf(" %s", m.c_str());
+  std::printf(", atom %s, seed %u (random shapes: seed + 1000 * method), %d random shapes per method, "
+              "model checks sample %lld outputs\n",
+              a.atom.c_str(), a.seed, a.count, (long long)a.sample);
+  std::map<std::string, Tally> rows;
+  std::map<std::string, std::vector<std::string>> coverage;  // method -> skipped cases with reasons
+  const auto t0 = std::chrono::steady_clock::now();
+
+  for (DType t : types)
+    for (LayoutKind l : layouts) {
+      const CheckEntry e = check_entry(t, l, atom);
+      if (!e.check) {
+        std::printf("configuration %s %s %s not built\n", to_string(t), to_string(l), a.atom.c_str());
+        continue;
+      }
+      for (Method m : methods) {
+        const std::string row = std::string(name_of(m)) + " " + to_string(t) + " " + to_string(l);
+        Tally& tally = rows[row];
+        auto record = [&](const Case& c, const std::vector<Outcome>& res, const CheckRequest& rq, const char* mode) {
+          for (const Outcome& o : res) {
+            if (o.skipped) {
+              ++tally.skipped;
+              continue;
+            }
+            tally.outputs += o.checked;
+            if (o.worst_ratio > tally.worst_ratio && o.worst_ratio < 1e30) tally.worst_ratio = o.worst_ratio;
+            if (o.pass) {
+              ++tally.passed;
+            } else {
+              ++tally.failed;
+              if (tally.failures.size() < 5)
+                tally.failures.push_back(std::string(mode) + " '" + c.what + "' " + describe(c.p) +
+                                         " seed=" + std::to_string(rq.seed) + ": " + o.detail);
+            }
+          }
+        };
+        auto cases_for = [&](const std::vector<Case>& all, const char* mode) {
+          std::vector<Case> keep;
+          for (const Case& c : all) {
+            if (m == Method::automatic || can_implement(m, c.p, l)) keep.push_back(c);
+            else coverage[name_of(m)].push_back(std::string(mode) + " " + c.what + " (" + to_string(l) +
+                                                "): cannot implement " + describe(c.p));
+          }
+          return keep;
+        };
+        for (const std::string& mode : modes) {
+          std::vector<Case> cases;
+          std::vector<Variant> variants = standard_variants(t);
+          DataKind data = DataKind::ints;
+          std::int64_t max_checked = std::int64_t(1) << 22;
+          if (mode == "edge") {
+            cases = cases_for(edge_cases(), "edge");
+          } else if (mode == "random") {
+            cases = random_cases(m == Method::automatic ? Method::general : m, l,
+                                 a.seed + 1000u * unsigned(m), a.count);
+          } else if (mode == "activations") {
+            cases = random_cases(m == Method::automatic ? Method::general : m, l, a.seed + 7u, 3);
+            variants = all_variants(t);
+          } else if (mode == "stability") {
+            cases = random_cases(m == Method::automatic ? Method::general : m, l, a.seed + 9u, 5);
+          } else {  // models
+            for (int n : {1, 2})
+              for (const Case& c : cases_for(model_cases(n), "models")) {
+                Case b = c;
+                b.what += " N=" + std::to_string(n);
+                cases.push_back(b);
+              }
+            variants = {Variant{Activation::relu, true, DType::f32, DType::same}};
+            data = DataKind::real;
+            max_checked = a.sample;
+          }
+          unsigned seed = a.seed;
+          for (const Case& c : cases) {
+            CheckRequest rq;
+            rq.c = c;
+            rq.method = m;
+            rq.data = data;
+            rq.seed = seed++;
+            rq.variants = variants;
+            rq.max_checked = max_checked;
+            if (mode == "stability") {
+              rq.data = DataKind::real;
+              rq.variants = {Variant{Activation::gelu, true, DType::f32, DType::same}};
+              record(c, {e.stability(rq)}, rq, "stability");
+            } else {
+              record(c, e.check(rq), rq, mode.c_str());
+            }
+          }
+        }
+        std::fflush(stdout);
+      }
+    }
+
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("\n%-34s %8s %8s %8s %14s %12s\n", "method dtype layout", "passed", "failed", "skipped", "outputs",
+              "worst e/bnd");
+  std::uint64_t p = 0, f = 0, s = 0;
+  for (const auto& [row, t] : rows) {
+    std::printf("%-34s %8llu %8llu %8llu %14llu %12.3g\n", row.c_str(), (unsigned long long)t.passed,
+                (unsigned long long)t.failed, (unsigned long long)t.skipped, (unsigned long long)t.outputs,
+                t.worst_ratio);
+    for (const std::string& why : t.failures) std::printf("    FAIL %s\n", why.c_str());
+    p += t.passed; f += t.failed; s += t.skipped;
+  }
+  std::printf("\ncoverage: ");
+  if (coverage.empty()) std::printf("every case ran on every selected method\n");
+  else std::printf("cases a method cannot implement (not run there; the router never sends them to it):\n");
+  for (const auto& [m, list] : coverage) {
+    std::printf("  %s: %zu skipped\n", m.c_str(), list.size());
+    for (std::size_t i = 0; i < list.size() && i < 8; ++i) std::printf("    %s\n", list[i].c_str());
+    if (list.size() > 8) std::printf("    ... %zu more\n", list.size() - 8);
+  }
+  std::printf("time %.1f s (worst e/bnd: largest |error| / tolerance bound over tolerance-checked outputs; "
+              "bitwise-checked outputs count 0)\n",
+              secs);
+  std::printf("%llu passed, %llu failed, %llu skipped\n", (unsigned long long)p, (unsigned long long)f,
+              (unsigned long long)s);
+  return f == 0 ? 0 : 1;
+}

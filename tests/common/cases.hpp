@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/// @file cases.hpp Problem lists of the correctness harness (host only): the annotated edge
+/// list, seeded random shapes per method (only shapes the method can implement), the model
+/// layers, and the epilogue variants.
+#pragma once
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/model_layers.hpp"
+#include "rdnaconv/methods.hpp"
+#include "rdnaconv/validate.hpp"
+
+namespace rdnaconv::testing {
+
+struct Case {
+  std::string what;  ///< what the case exercises
+  Conv2dProblem p;
+};
+
+inline Conv2dProblem with_pads(Conv2dProblem p, int t, int b, int l, int r) {
+  p.pad_top = t; p.pad_bottom = b; p.pad_left = l; p.pad_right = r;
+  return p;
+}
+
+/// Each case says what it exercises; a method runs the cases it can implement.
+inline std::vector<Case> edge_cases() {
+  return {
+      {"C=1", make_problem(2, 1, 9, 11, 7, 3, 3, 1, 1)},
+      {"C=3 RGB stem 7x7 s2 p3", make_problem(1, 3, 33, 35, 64, 7, 7, 2, 3)},
+      {"K not a multiple of the tile", make_problem(1, 16, 12, 12, 130, 3, 3, 1, 1)},
+      {"1x1 with padding", make_problem(1, 24, 7, 9, 40, 1, 1, 1, 1)},
+      {"1x1 stride 2 downsample", make_problem(2, 64, 14, 14, 96, 1, 1, 2, 0)},
+      {"1x1 C_pad tail (C=520), K=1", make_problem(1, 520, 5, 6, 1, 1, 1, 1, 0)},
+      {"dilation 2", make_problem(1, 32, 20, 18, 48, 3, 3, 1, 2, 2)},
+      {"3x3 stride 2 dilation 2", make_problem(1, 40, 19, 17, 24, 3, 3, 2, 2, 2)},
+      {"VAE downsample pad (0,1,0,1) s2", with_pads(make_problem(1, 32, 16, 16, 32, 3, 3, 2, 0), 0, 1, 0, 1)},
+      {"pad 2 > R/2 on 3x3", make_problem(1, 16, 6, 7, 20, 3, 3, 1, 2)},
+      {"H, W smaller than the filter, padded", make_problem(1, 8, 2, 3, 8, 5, 5, 1, 2)},
+      {"3x3 on a 1x1 image, pad 1", make_problem(3, 64, 1, 1, 33, 3, 3, 1, 1)},
+      {"N > 1, odd sizes", make_problem(3, 13, 7, 5, 11, 3, 3, 1, 1)},
+      {"M not a multiple of the tile, C%8!=0", make_problem(1, 20, 13, 17, 33, 3, 3, 1, 1)},
+      {"long reduction C=256", make_problem(1, 256, 8, 8, 64, 3, 3, 1, 1)},
+      {"Winograd minimum C=4, P, Q not multiples of 4", make_problem(2, 4, 13, 11, 9, 3, 3, 1, 1)},
+      {"Winograd pad 0 (P = H-2), asymmetric", with_pads(make_problem(1, 24, 11, 14, 17, 3, 3, 1, 0), 0, 2, 1, 0)},
+      {"asymmetric rectangular filter", with_pads(make_problem(1, 9, 10, 12, 17, 2, 5, 1, 0), 1, 0, 2, 1)},
+  };
+}
+
+/// `count` seeded random shapes that method `m` can implement on layout `l`. Sizes stay small
+/// (the reference is naive) but cross every tile edge: C up to 72 (C_pad tails, C%8 != 0),
+/// K up to 150 (> one 128-wide block), M from 1 to a few thousand.
+inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int count) {
+  std::mt19937 g(seed);
+  auto u = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
+  std::vector<Case> out;
+  while (int(out.size()) < count) {
+    Conv2dProblem p;
+    switch (m) {
+      case Method::gemm1x1:
+        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), 1, 1, u(1, 2), u(0, 1));
+        break;
+      case Method::nhwc3x3:
+      case Method::nchw3x3:
+      case Method::cblocked3x3:
+        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), 3, 3, u(1, 2), 0, u(1, 2));
+        p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
+        break;
+      case Method::winograd:
+        p = make_problem(u(1, 3), u(4, 72), u(1, 24), u(1, 24), u(1, 150), 3, 3, 1, 0);
+        p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
+        break;
+      default:
+        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), u(1, 5), u(1, 5), u(1, 3), 0, u(1, 2));
+        p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
+        break;
+    }
+    if (!validate_problem(p).ok() || !can_implement(m, p, l)) continue;
+    out.push_back({"random", p});
+  }
+  return out;
+}
+
+/// Every layer of the three models at 224² / 512² / 1024² (VAEs at both sizes), batch n.
+inline std::vector<Case> model_cases(int n) {
+  std::vector<Case> out;
+  for (const std::string& m : models::model_names())
+    for (const models::UniqueLayer& u : models::unique_layers(models::model(m))) {
+      Conv2dProblem p = u.p;
+      p.n = n;
+      out.push_back({m + "/" + u.names.front() + (u.count() > 1 ? " (x" + std::to_string(u.count()) + ")" : ""), p});
+    }
+  return out;
+}
+
+/// One epilogue configuration.
+struct Variant {
+  Activation act = Activation::none;
+  bool bias = false;
+  DType bias_type = DType::f32;
+  DType out = DType::same;
+};
+
+/// 4 activations x bias/no bias; bias type and output type rotate so that each appears.
+inline std::vector<Variant> standard_variants(DType in) {
+  std::vector<Variant> v;
+  const DType outs[3] = {DType::same, DType::f32, in == DType::f16 ? DType::bf16 : DType::f16};
+  int i = 0;
+  for (Activation a : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu})
+    for (bool b : {false, true}) {
+      v.push_back({a, b, (i & 2) ? in : DType::f32, outs[i % 3]});
+      ++i;
+    }
+  return v;
+}
+
+/// The full cross product: 4 activations x {no bias, fp32 bias, T bias} x 3 output types.
+inline std::vector<Variant> all_variants(DType in) {
+  std::vector<Variant> v;
+  for (Activation a : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu})
+    for (int b = 0; b < 3; ++b)
+      for (DType o : {DType::same, DType::f32, in == DType::f16 ? DType::bf16 : DType::f16})
+        v.push_back({a, b > 0, b == 2 ? in : DType::f32, o});
+  return v;
+}
+
+/// Input data: small integers (every product and sum exact in fp32: direct methods are then
+/// compared bit for bit), real values, or adversarial ones (large magnitudes, alternating signs).
+enum class DataKind : std::uint8_t { ints, real, adversarial };
+constexpr const char* to_string(DataKind d) {
+  return d == DataKind::ints ? "ints" : d == DataKind::real ? "real" : "adversarial";
+}
+
+}  // namespace rdnaconv::testing

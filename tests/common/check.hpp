@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/// @file check.hpp The correctness harness shared by the GoogleTest suites and the
+/// rdnaconv_check CLI: run one case through one method (forced) for a list of epilogue variants
+/// and compare with the device reference on the device (all outputs, or a seeded sample of
+/// them for tensors too large to check whole), guard bands included.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/cases.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::testing {
+
+/// The result of one (case, method, variant).
+struct Outcome {
+  bool skipped = false;
+  std::string skip_reason;
+  bool pass = false;
+  std::uint64_t checked = 0;    ///< outputs compared
+  std::uint64_t bad = 0;        ///< outside the tolerance (or not bitwise equal in exact mode)
+  std::uint64_t nonfinite = 0;  ///< NaN/Inf where the reference is finite (incl. unwritten poison)
+  double max_abs = 0;           ///< largest |y - reference|
+  double worst_ratio = 0;       ///< largest |y - reference| / bound (exact mode: 0 or inf)
+  bool guards_ok = true;        ///< canary words before and after y intact
+  bool exact = false;           ///< compared bit for bit
+  std::string detail;           ///< what failed
+};
+
+struct CheckRequest {
+  Case c;
+  Method method = Method::general;   ///< forced; Method::automatic = the router's choice
+  DataKind data = DataKind::ints;
+  unsigned seed = 1;
+  std::vector<Variant> variants;
+  std::int64_t max_checked = std::int64_t(1) << 22;  ///< above this many outputs, sample
+};
+
+/// One instantiation per (T, Layout, Atom): check_<type>_<layout>_<atom>.cpp.
+using CheckFn = std::vector<Outcome> (*)(const CheckRequest&);
+/// Stability: the same input twice, then with the workspace moved and on another stream:
+/// bitwise identical outputs.
+using StabilityFn = Outcome (*)(const CheckRequest&);
+
+struct CheckEntry {
+  CheckFn check = nullptr;
+  StabilityFn stability = nullptr;
+};
+/// nullptr members where that configuration is not built (emulated atoms on HIP builds).
+CheckEntry check_entry(DType t, LayoutKind l, AtomKind a);
+
+bool have_gpu();
+std::string describe(const Conv2dProblem& p);
+
+}  // namespace rdnaconv::testing

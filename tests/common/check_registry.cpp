@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/// @file check_registry.cpp Maps (type, layout, atom) to the harness instantiations. The
+/// emulated RDNA atoms are built on CUDA only (RDNACONV_TEST_EMULATED): on an AMD GPU the
+/// native atom already is the RDNA layout.
+#include <string>
+
+#include "common/check.hpp"
+#include "rdnaconv/arch/platform.hpp"
+
+namespace rdnaconv::testing {
+
+#define RDNACONV_DECLARE(cfg)                                   \
+  std::vector<Outcome> check_##cfg(const CheckRequest& rq);    \
+  Outcome stability_##cfg(const CheckRequest& rq);
+RDNACONV_DECLARE(fp16_nhwc_native)
+RDNACONV_DECLARE(fp16_nchw_native)
+RDNACONV_DECLARE(bf16_nhwc_native)
+RDNACONV_DECLARE(bf16_nchw_native)
+#if defined(RDNACONV_TEST_EMULATED)
+RDNACONV_DECLARE(fp16_nhwc_gfx11)
+RDNACONV_DECLARE(fp16_nchw_gfx11)
+RDNACONV_DECLARE(bf16_nhwc_gfx11)
+RDNACONV_DECLARE(bf16_nchw_gfx11)
+RDNACONV_DECLARE(fp16_nhwc_gfx12)
+RDNACONV_DECLARE(fp16_nchw_gfx12)
+RDNACONV_DECLARE(bf16_nhwc_gfx12)
+RDNACONV_DECLARE(bf16_nchw_gfx12)
+#endif
+#undef RDNACONV_DECLARE
+
+CheckEntry check_entry(DType t, LayoutKind l, AtomKind a) {
+#define RDNACONV_ENTRY(T_, L_, A_, cfg) \
+  if (t == DType::T_ && l == LayoutKind::L_ && a == AtomKind::A_) return {&check_##cfg, &stability_##cfg};
+  RDNACONV_ENTRY(f16, nhwc, native, fp16_nhwc_native)
+  RDNACONV_ENTRY(f16, nchw, native, fp16_nchw_native)
+  RDNACONV_ENTRY(bf16, nhwc, native, bf16_nhwc_native)
+  RDNACONV_ENTRY(bf16, nchw, native, bf16_nchw_native)
+#if defined(RDNACONV_TEST_EMULATED)
+  RDNACONV_ENTRY(f16, nhwc, gfx11, fp16_nhwc_gfx11)
+  RDNACONV_ENTRY(f16, nchw, gfx11, fp16_nchw_gfx11)
+  RDNACONV_ENTRY(bf16, nhwc, gfx11, bf16_nhwc_gfx11)
+  RDNACONV_ENTRY(bf16, nchw, gfx11, bf16_nchw_gfx11)
+  RDNACONV_ENTRY(f16, nhwc, gfx12, fp16_nhwc_gfx12)
+  RDNACONV_ENTRY(f16, nchw, gfx12, fp16_nchw_gfx12)
+  RDNACONV_ENTRY(bf16, nhwc, gfx12, bf16_nhwc_gfx12)
+  RDNACONV_ENTRY(bf16, nchw, gfx12, bf16_nchw_gfx12)
+#endif
+#undef RDNACONV_ENTRY
+  return {};
+}
+
+bool have_gpu() {
+  int n = 0;
+  return rt::device_count(&n) == rt::success && n > 0;
+}
+
+std::string describe(const Conv2dProblem& p) {
+  return "N=" + std::to_string(p.n) + " C=" + std::to_string(p.c) + " H=" + std::to_string(p.h) +
+         " W=" + std::to_string(p.w) + " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) +
+         " S=" + std::to_string(p.s) + " stride=" + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
+         " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) + " pad(t,b,l,r)=" +
+         std::to_string(p.pad_top) + "," + std::to_string(p.pad_bottom) + "," + std::to_string(p.pad_left) + "," +
+         std::to_string(p.pad_right);
+}
+
+}  // namespace rdnaconv::testing

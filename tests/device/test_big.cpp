@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/// @file test_big.cpp Tensors over 2^31 elements: fp16, N = 1, C = 128, H = W = 4200 (x has
+/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families, checked
+/// against the device reference on a seeded sample of 2^22 outputs plus the first and last
+/// 4096 (integer data: bitwise). Needs about 14 GB of device memory; skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include "common/check.hpp"
+
+using namespace rdnaconv;
+using namespace rdnaconv::testing;
+
+namespace {
+void check_big(Method m, LayoutKind l, const Conv2dProblem& p) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  ASSERT_GT(p.x_elems(), std::int64_t(1) << 31);
+  const CheckEntry e = check_entry(DType::f16, l, AtomKind::native);
+  CheckRequest rq;
+  rq.c = {"over 2^31 elements", p};
+  rq.method = m;
+  rq.data = DataKind::ints;
+  rq.seed = 31;
+  rq.variants = {Variant{Activation::relu, true, DType::f32, DType::same}};
+  const std::vector<Outcome> res = e.check(rq);
+  ASSERT_EQ(res.size(), 1u);
+  EXPECT_FALSE(res[0].skipped) << res[0].skip_reason;
+  EXPECT_TRUE(res[0].pass) << to_string(m) << " " << describe(p) << ": " << res[0].detail;
+  EXPECT_GE(res[0].checked, std::uint64_t(1) << 22);
+}
+}  // namespace
+
+TEST(BigTensor, General3x3Nhwc) { check_big(Method::general, LayoutKind::nhwc, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1)); }
+TEST(BigTensor, Nhwc3x3) { check_big(Method::nhwc3x3, LayoutKind::nhwc, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1)); }
+TEST(BigTensor, Gemm1x1Nchw) { check_big(Method::gemm1x1, LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 1, 1)); }
