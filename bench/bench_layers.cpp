@@ -14,8 +14,9 @@
 /// Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps =
 /// (x + w + y bytes, each once) / time, mult = layer multiplicity in the model.
 /// Measurement: inputs and outputs rotate over enough copies that the working set exceeds
-/// 256 MiB (over 4x the H200's 60 MB L2); 2 warm-up batches untimed; 7 timed batches of R
-/// back-to-back calls (R sized to about 0.5 ms); the median batch over R is the row's time.
+/// 256 MiB (over 4x the H200's 60 MB L2); at least 25 ms of untimed warm-up calls (clocks); 7
+/// timed batches of R back-to-back calls (R sized to about 1 ms); the median batch over R is
+/// the row's time.
 /// Per-call work (the NCHWc repack, Winograd's transforms) is inside the timed call.
 #include <benchmark/benchmark.h>
 
@@ -132,29 +133,32 @@ LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t
 }
 
 /// Median time per call in seconds: `call(i)` launches call i asynchronously on `stream`.
+/// Warm-up is by time (at least 25 ms of back-to-back calls, untimed): an idle GPU runs at a low
+/// clock (345 MHz seen on the H200) and needs milliseconds of load to reach its boost clock.
 double time_calls(const std::function<void(int)>& call, rt::stream_t stream) {
   rt::event_t a, b;
   RT_CHECK(rt::event_create(&a));
   RT_CHECK(rt::event_create(&b));
   int i = 0;
-  for (int w = 0; w < 2; ++w) call(i++);  // warm-up
-  RT_CHECK(rt::event_record(a, stream));
-  call(i++);
-  RT_CHECK(rt::event_record(b, stream));
-  RT_CHECK(rt::event_synchronize(b));
-  float one = 0;
-  RT_CHECK(rt::event_elapsed_ms(&one, a, b));
-  const int reps = std::clamp(int(std::ceil(0.5 / std::max(one, 1e-4f))), 1, 200);
-  std::vector<double> samples;
-  for (int s = 0; s < 7; ++s) {
+  auto batch_ms = [&](int n) {
     RT_CHECK(rt::event_record(a, stream));
-    for (int r = 0; r < reps; ++r) call(i++);
+    for (int r = 0; r < n; ++r) call(i++);
     RT_CHECK(rt::event_record(b, stream));
     RT_CHECK(rt::event_synchronize(b));
     float ms = 0;
     RT_CHECK(rt::event_elapsed_ms(&ms, a, b));
-    samples.push_back(double(ms) * 1e-3 / reps);
+    return double(ms);
+  };
+  double one = batch_ms(1);
+  for (double warm = one; warm < 25.0;) {
+    const int n = std::clamp(int(std::ceil((25.0 - warm) / std::max(one, 1e-3))), 1, 4000);
+    const double ms = batch_ms(n);
+    warm += ms;
+    one = ms / n;
   }
+  const int reps = std::clamp(int(std::ceil(1.0 / std::max(one, 1e-4))), 1, 400);  // ~1 ms batches
+  std::vector<double> samples;
+  for (int s = 0; s < 7; ++s) samples.push_back(batch_ms(reps) * 1e-3 / reps);
   (void)rt::event_destroy(a);
   (void)rt::event_destroy(b);
   std::sort(samples.begin(), samples.end());

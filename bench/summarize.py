@@ -23,7 +23,7 @@ def load(path):
     layers, models, errors = [], [], []
     for b in doc.get("benchmarks", []):
         name = b["name"]
-        parts = name.split("/")
+        parts = [p for p in name.split("/") if not p.startswith("iterations:") and p not in ("manual_time", "real_time")]
         if b.get("error_occurred") or b.get("skipped"):
             errors.append((name, b.get("error_message", b.get("skip_message", "?"))))
             continue

@@ -6,6 +6,7 @@
 #if defined(RDNACONV_BACKEND_CUDA)
 #include <cub/device/device_reduce.cuh>
 #else
+#include <iostream>  // rocPRIM 5.3 device_reduce.hpp uses std::cout without including it
 #include <rocprim/device/device_reduce.hpp>
 #endif
 

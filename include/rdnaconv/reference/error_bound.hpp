@@ -6,11 +6,12 @@
 ///   Sw = Σ_c Σ_{α} |Aᵀ_iα_a||Aᵀ_jα_b| |U_α||V_α|, bounded from above by
 ///        Σ_c Σ_{r,s,u,v} k_i(r,u) k_j(s,v) (|g_rs| + fg)(|d_uv| + fd),  k_i(r,u) = Σ_a |Aᵀ_ia||G_ar||Bᵀ_au|
 ///        the scale of Winograd's rounding of U and V to T (fd, fg: the fp16 subnormal floors).
-///   bound = u_out |y| (+ u_out |y| again when two results are each rounded) + 8 u32 |y|
+///   bound = u_out |y| + e_out (twice when two results are each rounded) + 8 u32 |y|
 ///         + L (3 n u32 S  + [winograd] (2 u_T + u_T² + (2C + 64) u32) Sw)
 /// with u = unit roundoff, n = C R S + 8 (accumulation length, plus bias and activation). The
 /// matrix units' fp32 accumulation is not guaranteed to round to nearest: allowing 2 u32 per
-/// addition for it and u32 for the reference's fma chain gives the 3 (and the 2C). 8 u32 |y|
+/// addition for it and u32 for the reference's fma chain gives the 3 (and the 2C). e_out is half
+/// the output type's subnormal spacing (gradual underflow makes that error absolute). 8 u32 |y|
 /// is the activation's own fp32 rounding; L = 1.13 the largest slope of the activations (gelu's). The bound is deterministic (worst
 /// case), so it holds for any data; integer data make direct methods exact, and the tests
 /// then compare bit for bit instead.
@@ -50,6 +51,12 @@ RDNACONV_HD constexpr double winograd_floor_d(DType t) { return t == DType::f16 
 RDNACONV_HD constexpr double winograd_floor_g(DType t) { return t == DType::f16 ? 1.0 / 16384 : 0.0; }
 
 constexpr double kUnitF32 = 1.0 / 16777216.0;
+/// Gradual underflow: below the smallest normal, rounding errors are absolute, at most half the
+/// subnormal spacing (fl(v) = v (1 + d) + e, |d| <= u, |e| <= this).
+constexpr double kHalfSubnormalF32 = 7.006492321624085e-46;  // 2^-150
+RDNACONV_HD constexpr double half_subnormal(DType t) {
+  return t == DType::f16 ? 2.98023223876953125e-08 /* 2^-25 */ : t == DType::bf16 ? 4.591774807899561e-41 /* 2^-134 */ : kHalfSubnormalF32;
+}
 constexpr double kActivationSlope = 1.13;
 
 /// The bound on |y - y_exact| for one output (see the file comment). `rounded_twice`: the
@@ -58,9 +65,10 @@ RDNACONV_HD inline double error_bound(bool winograd, DType in, DType out, std::i
                                       double y_abs, double s, double sw, bool rounded_twice) {
   const double uo = out == DType::f32 ? kUnitF32 : detail::unit_roundoff(out);
   const double ut = detail::unit_roundoff(in);
-  double acc = 3 * double(crs + 8) * kUnitF32 * s;
+  double acc = 3 * double(crs + 8) * (kUnitF32 * s + kHalfSubnormalF32);
   if (winograd) acc += (2 * ut + ut * ut + double(2 * c + 64) * kUnitF32) * sw;
-  return ((rounded_twice ? 2 : 1) * uo + 8 * kUnitF32) * y_abs + kActivationSlope * acc;
+  const int roundings = rounded_twice ? 2 : 1;
+  return (roundings * uo + 8 * kUnitF32) * y_abs + roundings * half_subnormal(out) + kActivationSlope * acc;
 }
 
 /// One thread per output: S and, when `sw_out` is non-null, the Winograd scale, for output
