@@ -3,7 +3,7 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full] [--methods=router|all] [--vendor=on|off] [--e2e=on|off]
+///   rdnaconv_bench [--set=quick|full|sweep] [--methods=router|all] [--vendor=on|off] [--e2e=on|off]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
@@ -62,9 +62,22 @@ struct BenchSet {
 bool is_1x1(const Conv2dProblem& p) { return p.r == 1 && p.s == 1; }
 bool is_3x3(const Conv2dProblem& p) { return p.r == 3 && p.s == 3; }
 
+/// The router sweep (docs/ROUTER.md): 3x3 stride-1 pad-1 layers, N = 1, bf16, C and K in
+/// {64, 128, 256, 512, 1024}, three spatial sizes, both layouts, every applicable method.
+std::vector<models::ModelLayer> sweep_layers() {
+  std::vector<models::ModelLayer> out;
+  for (int hw : {32, 64, 128})
+    for (int c : {64, 128, 256, 512, 1024})
+      for (int k : {64, 128, 256, 512, 1024})
+        out.push_back({"c" + std::to_string(c) + "_k" + std::to_string(k) + "_" + std::to_string(hw),
+                       make_problem(1, c, hw, hw, k, 3, 3, 1, 1)});
+  return out;
+}
+
 std::vector<BenchSet> sets(const std::string& which) {
   const std::vector<DType> both_t = {DType::f16, DType::bf16};
   const std::vector<LayoutKind> both_l = {LayoutKind::nhwc, LayoutKind::nchw};
+  if (which == "sweep") return {{"sweep3x3", 1, {DType::bf16}, both_l}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
@@ -369,7 +382,7 @@ template <class T, class L>
 void register_set(const BenchSet& s) {
   constexpr LayoutKind lk = L::kind;
   const std::string base = s.model + "/" + batch_str(s.batch) + "/" + to_string(dtype_of<T>()) + "/" + to_string(lk);
-  std::vector<models::ModelLayer> all = models::model(s.model);
+  std::vector<models::ModelLayer> all = s.model == "sweep3x3" ? sweep_layers() : models::model(s.model);
   for (auto& l : all) l.p.n = s.batch;
   for (const models::UniqueLayer& u : models::unique_layers(all)) {
     if (s.filter && !s.filter(u.p)) continue;
@@ -393,7 +406,7 @@ void register_set(const BenchSet& s) {
       reg("cudnn", [=](benchmark::State& st) { bm_cudnn(st, p, dtype_of<T>(), lk, mult); });
 #endif
   }
-  if (g_opt.e2e && !s.filter) {
+  if (g_opt.e2e && !s.filter && s.model != "sweep3x3") {
     for (bool graph : {false, true}) {
       const std::string how = graph ? "graph" : "stream";
       benchmark::RegisterBenchmark(("model/" + base + "/rdnaconv/" + how).c_str(),
@@ -436,8 +449,9 @@ int main(int argc, char** argv) {
     else if (a == "--e2e=on") g_opt.e2e = true;
     else rest.push_back(argv[i]);
   }
-  if (g_opt.set != "quick" && g_opt.set != "full") {
-    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full\n");
+  if (g_opt.set == "sweep") g_opt.all_methods = true;
+  if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep") {
+    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep\n");
     return 2;
   }
 #if defined(RDNACONV_HAVE_CUDNN)
