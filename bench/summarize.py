@@ -46,9 +46,11 @@ def geomean(xs):
 
 
 def group_layers(layers):
-    """(model, batch, dtype, layout) -> layer -> row -> record"""
+    """(model, batch, dtype, layout) -> layer -> row -> record (sweep rows excluded)"""
     g = defaultdict(lambda: defaultdict(dict))
     for r in layers:
+        if r["model"] == "sweep3x3":
+            continue
         g[(r["model"], r["batch"], r["dtype"], r["layout"])][r["layer"]][r["row"]] = r
     return g
 
@@ -156,6 +158,28 @@ def markdown(ctx, layers, models, errors):
     return "\n".join(out) + "\n"
 
 
+def sweep(layers):
+    """The router sweep (model 'sweep3x3'): per layout and shape, each method's time, the best."""
+    rows = [r for r in layers if r["model"] == "sweep3x3"]
+    if not rows:
+        return ""
+    g = defaultdict(dict)
+    for r in rows:
+        g[(r["layout"], r["H"], r["C"], r["K"])][r["row"]] = r
+    methods = sorted({r["row"] for r in rows} - {"router", "prepack", "cudnn"})
+    out = ["| layout | H=W | C | K | " + " | ".join(f"{m} µs" for m in methods) + " | best | router picks | cuDNN µs |",
+           "|---|---:|---:|---:|" + "---:|" * len(methods) + "---|---|---:|"]
+    for key in sorted(g):
+        v = g[key]
+        ts = {m: v[m]["us"] for m in methods if m in v}
+        best = min(ts, key=ts.get) if ts else "-"
+        cells = [f"**{ts[m]:.1f}**" if m == best else (f"{ts[m]:.1f}" if m in ts else "-") for m in methods]
+        pick = v["router"]["label"].split(" ")[0] if "router" in v else "-"
+        cd = f"{v['cudnn']['us']:.1f}" if "cudnn" in v else "-"
+        out.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | " + " | ".join(cells) + f" | {best} | {pick} | {cd} |")
+    return "\n".join(out) + "\n"
+
+
 def charts(layers, models, outdir):
     import os
     import matplotlib
@@ -190,7 +214,7 @@ def charts(layers, models, outdir):
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_xticks(range(len(rows)))
         ax.set_xticklabels([n for n, _ in rows], rotation=75, ha="right", fontsize=6)
-        ax.set_ylabel("speedup vs cuDNN (cuDNN time / rdnaconv time)")
+        ax.set_ylabel("cuDNN time / rdnaconv time")
         ax.set_title(f"{key[0]} N{key[1]} {key[2]} {key[3]}")
         fig.tight_layout()
         fig.savefig(f"{outdir}/speedup_{key[0]}_N{key[1]}_{key[2]}_{key[3]}.png", dpi=110)
@@ -202,6 +226,7 @@ def main():
     ap.add_argument("json")
     ap.add_argument("--markdown")
     ap.add_argument("--charts")
+    ap.add_argument("--sweep", help="write the router sweep table (markdown) here")
     a = ap.parse_args()
     ctx, layers, models, errors = load(a.json)
     print_summary(ctx, layers, models, errors)
@@ -210,6 +235,9 @@ def main():
             f.write(markdown(ctx, layers, models, errors))
     if a.charts:
         charts(layers, models, a.charts)
+    if a.sweep:
+        with open(a.sweep, "w") as f:
+            f.write(sweep(layers))
     return 0
 
 
