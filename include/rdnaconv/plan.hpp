@@ -184,14 +184,22 @@ class Plan {
                              "kernel launch");
   }
 
-  /// Direct families: one engine launch over the input (or its repack `a_src`).
+  /// Direct families: one engine launch over the input (or its repack `a_src`). The NHWC tap
+  /// iterators read 16-byte vectors only; where x cannot be read that way (C % 8 != 0 or x not
+  /// 16-byte aligned) the general kernel runs instead, on the same packed weights (its iterator
+  /// decodes any c_pad that is a multiple of 8).
   template <ArchFamily F, kernels::TileKind K, class IterTag>
   Status run_direct(const Run& r, const std::uint16_t* a_src) const {
-    kernels::ConvGemmParams g = kernels::make_conv_params(desc_.problem, reduction_layout());
+    using namespace kernels;
+    static_assert(tile_of(F, TileKind::general).block_k == tile_of(F, K).block_k,
+                  "the general fallback must step the reduction like the tap kernels");
+    ConvGemmParams g = make_conv_params(desc_.problem, reduction_layout());
     g.x = a_src;
     g.wpk = r.packed;
     g.epi = r.epi;
     g.vec_x = kL == LayoutKind::nhwc && desc_.problem.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
+    if constexpr (kL == LayoutKind::nhwc && !std::is_same_v<IterTag, GeneralIterTag<kL>>)
+      if (!g.vec_x) return launch_engine<F, TileKind::general, GeneralIterTag<kL>, kL>(g, 1, r.stream);
     return launch_engine<F, K, IterTag, kL>(g, 1, r.stream);
   }
 

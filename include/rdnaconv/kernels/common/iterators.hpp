@@ -117,10 +117,11 @@ struct GeneralIterTag {
       return kNhwc ? img + (std::int64_t(ih) * pr.w + iw) * pr.c + ci : img + ci * hw + std::int64_t(ih) * pr.w + iw;
     }
     RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
-      if (!kNhwc || !pr.vec_x) return false;  // vec_x implies C % 8 == 0, so c_pad == C
+      if (!kNhwc || !pr.vec_x) return false;  // vec_x implies C % 8 == 0: a vector is all in or out
       const int kidx = kbase + this->kv(i) * 8;
       const int rs = kidx / pr.c_pad;
-      const std::int64_t off = offset(i, rs, kidx - rs * pr.c_pad);
+      const int ci = kidx - rs * pr.c_pad;
+      const std::int64_t off = ci < pr.c ? offset(i, rs, ci) : -1;  // c_pad may exceed C (tap packing)
       src = off >= 0 ? pr.x + off : nullptr;
       return true;
     }
@@ -194,13 +195,15 @@ struct TapIterTag {
         if (t != tap) set_tap(t);
       }
     }
+    /// NHWC and NCHWc read 16-byte vectors only: the plan launches this iterator on NHWC only
+    /// when C % 8 == 0 and x is 16-byte aligned (otherwise the general kernel runs on the same
+    /// packed weights), so no gather code sits in the hot loop of these kernels.
     RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
       const int c = c0 + this->kv(i) * 8;
       if constexpr (IL == InLayout::nchw) {
         return false;
       } else if constexpr (IL == InLayout::nhwc) {
-        if (!pr.vec_x) return false;  // vec_x implies C % 8 == 0: a vector is all in or all out
-        src = in[i] && c < pr.c ? pr.x + pix[i] + c : nullptr;
+        src = in[i] && c < pr.c ? pr.x + pix[i] + c : nullptr;  // C % 8 == 0: a vector is all in or out
         return true;
       } else {
         // channel block c0/BK; padded channels are zeros in the repack, no channel mask
@@ -209,13 +212,16 @@ struct TapIterTag {
       }
     }
     RDNACONV_DEVICE void gather(int i, std::uint32_t (&w)[4]) const {
-      const int c = c0 + this->kv(i) * 8;
-      const std::int64_t cstride = IL == InLayout::nchw ? hw : 1;
-      std::uint16_t e[8];
+      if constexpr (IL == InLayout::nchw) {
+        const int c = c0 + this->kv(i) * 8;
+        std::uint16_t e[8];
 #pragma unroll
-      for (int j = 0; j < 8; ++j) e[j] = (in[i] && c + j < pr.c) ? pr.x[pix[i] + (c + j) * cstride] : 0;
+        for (int j = 0; j < 8; ++j) e[j] = (in[i] && c + j < pr.c) ? pr.x[pix[i] + (c + j) * hw] : 0;
 #pragma unroll
-      for (int j = 0; j < 4; ++j) w[j] = bits::pack2(e[2 * j], e[2 * j + 1]);
+        for (int j = 0; j < 4; ++j) w[j] = bits::pack2(e[2 * j], e[2 * j + 1]);
+      } else {
+        w[0] = w[1] = w[2] = w[3] = 0;  // never called: vec() is always true here
+      }
     }
     RDNACONV_DEVICE const std::uint16_t* base() const { return pr.x; }
   };
