@@ -14,7 +14,7 @@
 /// Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps =
 /// (x + w + y bytes, each once) / time, mult = layer multiplicity in the model.
 /// Measurement: inputs and outputs rotate over enough copies that the working set exceeds
-/// 256 MiB (over 4x the H200's 60 MB L2); at least 25 ms of untimed warm-up calls (clocks); 7
+/// 256 MiB (over 4x the H200's 60 MB L2); at least 15 ms of untimed warm-up calls (clocks); 7
 /// timed batches of R back-to-back calls (R sized to about 1 ms); the median batch over R is
 /// the row's time.
 /// Per-call work (the NCHWc repack, Winograd's transforms) is inside the timed call.
@@ -57,6 +57,8 @@ struct BenchSet {
   std::vector<LayoutKind> layouts;
   /// which unique layers (nullptr: all)
   bool (*filter)(const Conv2dProblem&) = nullptr;
+  /// every applicable method per layer with --methods=all (the sets the issues' bars are on)
+  bool compare_methods = true;
 };
 
 bool is_1x1(const Conv2dProblem& p) { return p.r == 1 && p.s == 1; }
@@ -81,9 +83,12 @@ std::vector<BenchSet> sets(const std::string& which) {
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
-  return {{"resnet50_224", 1, both_t, both_l},  {"resnet50_224", 8, both_t, both_l},
-          {"resnet50_224", 32, both_t, both_l}, {"sd35_vae_512", 1, both_t, both_l},
-          {"sd35_vae_512", 4, both_t, both_l},  {"flux2_vae_1024", 1, both_t, both_l}};
+  return {{"resnet50_224", 1, both_t, both_l, nullptr, false},
+          {"resnet50_224", 8, both_t, both_l, nullptr, false},
+          {"resnet50_224", 32, both_t, both_l},
+          {"sd35_vae_512", 1, both_t, both_l},
+          {"sd35_vae_512", 4, both_t, both_l, nullptr, false},
+          {"flux2_vae_1024", 1, both_t, both_l}};
 }
 
 #define RT_CHECK(expr)                                                                        \
@@ -151,7 +156,7 @@ LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t
 }
 
 /// Median time per call in seconds: `call(i)` launches call i asynchronously on `stream`.
-/// Warm-up is by time (at least 25 ms of back-to-back calls, untimed): an idle GPU runs at a low
+/// Warm-up is by time (at least 15 ms of back-to-back calls, untimed): an idle GPU runs at a low
 /// clock (345 MHz seen on the H200) and needs milliseconds of load to reach its boost clock.
 double time_calls(const std::function<void(int)>& call, rt::stream_t stream) {
   rt::event_t a, b;
@@ -168,8 +173,8 @@ double time_calls(const std::function<void(int)>& call, rt::stream_t stream) {
     return double(ms);
   };
   double one = batch_ms(1);
-  for (double warm = one; warm < 25.0;) {
-    const int n = std::clamp(int(std::ceil((25.0 - warm) / std::max(one, 1e-3))), 1, 4000);
+  for (double warm = one; warm < 15.0;) {
+    const int n = std::clamp(int(std::ceil((15.0 - warm) / std::max(one, 1e-3))), 1, 4000);
     const double ms = batch_ms(n);
     warm += ms;
     one = ms / n;
@@ -401,7 +406,7 @@ void register_set(const BenchSet& s) {
     };
     const int mult = u.count();
     reg("router", [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false); });
-    if (g_opt.all_methods)
+    if (g_opt.all_methods && s.compare_methods)
       for (const MethodInfo& m : kMethods)
         if (m.can_implement(p, lk))
           reg(m.name, [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });

@@ -9,7 +9,9 @@
 
 #include <cudnn.h>
 
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
@@ -72,6 +74,18 @@ class CudnnConv {
         !ok(cudnnSetConvolutionMathType(c_, CUDNN_TENSOR_OP_MATH)) ||
         !ok(cudnnSetTensor4dDescriptor(y_, fmt, dt, int(p_.n), int(p_.k), int(p_.p()), int(p_.q()))))
       return "descriptor setup: " + err_;
+    // cudnnFind once per (shape, type, layout) in a process: the layer rows and the end-to-end
+    // rows of the same model reuse its answer, as an application would cache it.
+    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                           std::int64_t, std::int64_t, std::int64_t, int, int>;
+    static std::map<Key, std::pair<cudnnConvolutionFwdAlgo_t, std::size_t>> found;
+    const Key key{p_.n, p_.c, p_.h, p_.w, p_.k, p_.r, p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
+    if (auto it = found.find(key); it != found.end()) {
+      algo_ = it->second.first;
+      ws_bytes_ = it->second.second;
+      found_ = true;
+      return {};
+    }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int got = 0;
     if (!ok(cudnnFindConvolutionForwardAlgorithm(h_, x_, w_, c_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf)))
@@ -81,6 +95,7 @@ class CudnnConv {
         algo_ = perf[i].algo;
         ws_bytes_ = perf[i].memory;
         found_ = true;
+        found[key] = {algo_, ws_bytes_};
         break;
       }
     return found_ ? std::string() : std::string("no cuDNN algorithm succeeded");

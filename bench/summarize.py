@@ -19,7 +19,13 @@ from collections import defaultdict
 
 def load(path):
     with open(path) as f:
-        doc = json.load(f)
+        text = f.read()
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        # a run stopped early (time limit): keep the rows written so far
+        cut = text.rfind("\n    }")
+        doc = json.loads(text[:cut + 6] + "\n  ]\n}\n") if cut > 0 else {"benchmarks": []}
     layers, models, errors = [], [], []
     for b in doc.get("benchmarks", []):
         name = b["name"]
