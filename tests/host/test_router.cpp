@@ -17,7 +17,10 @@ constexpr Conv2dProblem kStem = make_problem(1, 3, 224, 224, 64, 7, 7, 2, 3);
 static_assert(route(kRes1x1, LayoutKind::nhwc, ArchFamily::sm80) == Method::gemm1x1);
 static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::rdna4) == Method::winograd);
 static_assert(route(kSmall3x3, LayoutKind::nhwc, ArchFamily::rdna3) == Method::nhwc3x3);
-static_assert(route(kSmall3x3, LayoutKind::nchw, ArchFamily::rdna3) == Method::nchw3x3);  // K < cblocked_min_k
+static_assert(route(kSmall3x3, LayoutKind::nchw, ArchFamily::rdna3) == Method::cblocked3x3);
+static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::sm80) == Method::nhwc3x3);  // measured: direct wins
+static_assert(route(make_problem(1, 256, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80) ==
+              Method::winograd);  // small grid, moderate K: Winograd won the sweep
 static_assert(route(kStem, LayoutKind::nchw, ArchFamily::sm80) == Method::general);
 static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::generic) == Method::nhwc3x3);
 static_assert(kStem.p() == 112 && kStem.q() == 112);
@@ -26,7 +29,7 @@ static_assert(kStem.p() == 112 && kStem.q() == 112);
 TEST(Router, RulesPerFamily) {
   for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4, ArchFamily::sm80}) {
     EXPECT_EQ(route(kRes1x1, LayoutKind::nchw, f), Method::gemm1x1);
-    EXPECT_EQ(route(kVae3x3, LayoutKind::nchw, f), Method::winograd);
+    EXPECT_EQ(route(kVae3x3, LayoutKind::nchw, f), f == ArchFamily::sm80 ? Method::cblocked3x3 : Method::winograd);
     EXPECT_EQ(route(kSmall3x3, LayoutKind::nhwc, f), Method::nhwc3x3);
     EXPECT_EQ(route(kStem, LayoutKind::nhwc, f), Method::general);
   }

@@ -6,13 +6,15 @@
 ///   Sw = Σ_c Σ_{α} |Aᵀ_iα_a||Aᵀ_jα_b| |U_α||V_α|, bounded from above by
 ///        Σ_c Σ_{r,s,u,v} k_i(r,u) k_j(s,v) (|g_rs| + fg)(|d_uv| + fd),  k_i(r,u) = Σ_a |Aᵀ_ia||G_ar||Bᵀ_au|
 ///        the scale of Winograd's rounding of U and V to T (fd, fg: the fp16 subnormal floors).
-///   bound = u_out |y| + e_out (twice when two results are each rounded) + 8 u32 |y|
+///   bound = u_out |y| + e_out (twice when two results are each rounded) + 8 u32 (|y| + S)
 ///         + L (3 n u32 S  + [winograd] (2 u_T + u_T² + (2C + 64) u32) Sw)
 /// with u = unit roundoff, n = C R S + 8 (accumulation length, plus bias and activation). The
 /// matrix units' fp32 accumulation is not guaranteed to round to nearest: allowing 2 u32 per
 /// addition for it and u32 for the reference's fma chain gives the 3 (and the 2C). e_out is half
-/// the output type's subnormal spacing (gradual underflow makes that error absolute). 8 u32 |y|
-/// is the activation's own fp32 rounding; L = 1.13 the largest slope of the activations (gelu's). The bound is deterministic (worst
+/// the output type's subnormal spacing (gradual underflow makes that error absolute).
+/// 8 u32 (|y| + S) is the activation's own fp32 evaluation: gelu = v (1 + erf(v/√2)) / 2
+/// cancels for negative v, so its rounding error is a few ulp of its input v (|v| <= S), not of
+/// its result; L = 1.13 is the largest slope of the activations (gelu's). The bound is deterministic (worst
 /// case), so it holds for any data; integer data make direct methods exact, and the tests
 /// then compare bit for bit instead.
 #pragma once
@@ -68,7 +70,7 @@ RDNACONV_HD inline double error_bound(bool winograd, DType in, DType out, std::i
   double acc = 3 * double(crs + 8) * (kUnitF32 * s + kHalfSubnormalF32);
   if (winograd) acc += (2 * ut + ut * ut + double(2 * c + 64) * kUnitF32) * sw;
   const int roundings = rounded_twice ? 2 : 1;
-  return (roundings * uo + 8 * kUnitF32) * y_abs + roundings * half_subnormal(out) + kActivationSlope * acc;
+  return roundings * (uo * y_abs + half_subnormal(out)) + 8 * kUnitF32 * (y_abs + s) + kActivationSlope * acc;
 }
 
 /// One thread per output: S and, when `sw_out` is non-null, the Winograd scale, for output

@@ -53,20 +53,24 @@ template <class Tiles, int Rows>
 struct DenseIter : VectorMap<Tiles, Rows, true> {
   using Map = VectorMap<Tiles, Rows, true>;
   static constexpr int IT = Map::IT;
-  const std::uint16_t* rows;  // first row of this block
-  std::int64_t ld;
-  std::int64_t rows_left;
+  const std::uint16_t* first;
+  const std::uint16_t* row_ptr[IT];  // this thread's vector i at step 0; null past the last row
   int kofs = 0;
-  RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld_, std::int64_t rows_left_, int tid_)
-      : Map{tid_}, rows(first_row), ld(ld_), rows_left(rows_left_) {}
+  RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left, int tid_)
+      : Map{tid_}, first(first_row) {
+#pragma unroll
+    for (int i = 0; i < IT; ++i) {
+      const int r = this->row(i);
+      row_ptr[i] = r < rows_left ? first_row + r * ld + this->kv(i) * 8 : nullptr;
+    }
+  }
   RDNACONV_DEVICE void step(int ks) { kofs = ks * Map::C.block_k; }
   RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
-    const int r = this->row(i);
-    src = r < rows_left ? rows + r * ld + kofs + this->kv(i) * 8 : nullptr;
+    src = row_ptr[i] ? row_ptr[i] + kofs : nullptr;
     return true;
   }
   RDNACONV_DEVICE void gather(int, std::uint32_t (&w)[4]) const { w[0] = w[1] = w[2] = w[3] = 0; }
-  RDNACONV_DEVICE const std::uint16_t* base() const { return rows; }
+  RDNACONV_DEVICE const std::uint16_t* base() const { return first; }
 };
 
 /// Where an output pixel's filter window starts: the GEMM row m = (img, op, oq).
@@ -101,12 +105,30 @@ struct GeneralIterTag {
     RowOrigin o[IT];
     std::int64_t hw;
     int kbase = 0;
+    int v_rs[IT], v_ci[IT];  // vector i's tap and channel at the current step (c_pad % 8 == 0)
     RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
         : Map{tid_}, pr(p), hw(std::int64_t(p.h) * p.w) {
 #pragma unroll
-      for (int i = 0; i < IT; ++i) o[i] = row_origin(pr, m_block + this->row(i));
+      for (int i = 0; i < IT; ++i) {
+        o[i] = row_origin(pr, m_block + this->row(i));
+        const int k0 = this->kv(i) * 8;
+        v_rs[i] = k0 / p.c_pad;
+        v_ci[i] = k0 - v_rs[i] * p.c_pad;
+      }
     }
-    RDNACONV_DEVICE void step(int ks) { kbase = ks * Map::C.block_k; }
+    /// Steps come in order: the (tap, channel) of each vector advances by block_k.
+    RDNACONV_DEVICE void step(int ks) {
+      if (ks == 0) return;
+      kbase += Map::C.block_k;
+#pragma unroll
+      for (int i = 0; i < IT; ++i) {
+        v_ci[i] += Map::C.block_k;
+        while (v_ci[i] >= pr.c_pad) {
+          v_ci[i] -= pr.c_pad;
+          ++v_rs[i];
+        }
+      }
+    }
     /// Offset of (row i, channel ci, tap rs) or -1 where the window leaves the image.
     RDNACONV_DEVICE std::int64_t offset(int i, int rs, int ci) const {
       if (!o[i].ok || rs >= pr.r * pr.s) return -1;
@@ -118,10 +140,8 @@ struct GeneralIterTag {
     }
     RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
       if (!kNhwc || !pr.vec_x) return false;  // vec_x implies C % 8 == 0: a vector is all in or out
-      const int kidx = kbase + this->kv(i) * 8;
-      const int rs = kidx / pr.c_pad;
-      const int ci = kidx - rs * pr.c_pad;
-      const std::int64_t off = ci < pr.c ? offset(i, rs, ci) : -1;  // c_pad may exceed C (tap packing)
+      const int ci = v_ci[i];
+      const std::int64_t off = ci < pr.c ? offset(i, v_rs[i], ci) : -1;  // c_pad may exceed C (tap packing)
       src = off >= 0 ? pr.x + off : nullptr;
       return true;
     }
@@ -129,9 +149,9 @@ struct GeneralIterTag {
       const int kidx = kbase + this->kv(i) * 8;
       std::uint16_t e[8];
       if (pr.c_pad % 8 == 0) {
-        // the 8 elements share one tap: decode it once, mask the channels past C
-        const int rs = kidx / pr.c_pad, c0 = kidx - rs * pr.c_pad;
-        const std::int64_t off = offset(i, rs, c0);
+        // the 8 elements share one tap: decoded incrementally, the channels past C masked
+        const int c0 = v_ci[i];
+        const std::int64_t off = offset(i, v_rs[i], c0);
         const std::int64_t cstride = kNhwc ? 1 : hw;
 #pragma unroll
         for (int j = 0; j < 8; ++j) e[j] = (off >= 0 && c0 + j < pr.c) ? pr.x[off + j * cstride] : 0;
@@ -165,17 +185,14 @@ struct TapIterTag {
     std::int64_t pix[IT];  // offset of (row i, channel 0) at the current tap
     bool in[IT];           // the current tap of row i lies inside the image
     std::int64_t hw;
-    int steps_per_tap;
-    int tap = -1, c0 = 0;
+    int rr = 0, ss = 0, c0 = 0;  // the current step's tap (r, s) and channel offset
     RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
-        : Map{tid_}, pr(p), hw(std::int64_t(p.h) * p.w), steps_per_tap(p.c_pad / BK) {
+        : Map{tid_}, pr(p), hw(std::int64_t(p.h) * p.w) {
 #pragma unroll
       for (int i = 0; i < IT; ++i) o[i] = row_origin(pr, m_block + this->row(i));
-      if constexpr (OneTap) set_tap(0);
+      set_tap();
     }
-    RDNACONV_DEVICE void set_tap(int t) {
-      tap = t;
-      const int rr = t / pr.s, ss = t - rr * pr.s;
+    RDNACONV_DEVICE void set_tap() {
 #pragma unroll
       for (int i = 0; i < IT; ++i) {
         const int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
@@ -186,13 +203,19 @@ struct TapIterTag {
         else pix[i] = (o[i].img * pr.c_pad * hw) + sp * BK;
       }
     }
+    /// Steps come in order 0, 1, 2, ... (both pipelines): advance by counters, no division.
     RDNACONV_DEVICE void step(int ks) {
-      if constexpr (OneTap) {
-        c0 = ks * BK;
-      } else {
-        const int t = ks / steps_per_tap;
-        c0 = (ks - t * steps_per_tap) * BK;
-        if (t != tap) set_tap(t);
+      if (ks == 0) return;  // set up by the constructor
+      c0 += BK;
+      if constexpr (!OneTap) {
+        if (c0 == pr.c_pad) {
+          c0 = 0;
+          if (++ss == pr.s) {
+            ss = 0;
+            ++rr;
+          }
+          set_tap();
+        }
       }
     }
     /// NHWC and NCHWc read 16-byte vectors only: the plan launches this iterator on NHWC only
