@@ -164,6 +164,37 @@ def markdown(ctx, layers, models, errors):
     return "\n".join(out) + "\n"
 
 
+def bars(layers):
+    """The issues' numbers: geomean over layers of cuDNN time / rdnaconv time (>= bar passes)."""
+    g = group_layers(layers)
+    out = ["| bar | set | dtype | layout | method row | layers | geomean speed vs cuDNN | min | max | bar | met |",
+           "|---|---|---|---|---|---:|---:|---:|---:|---:|---|"]
+
+    def add(name, key, row, pick, bar):
+        if key not in g:
+            return
+        rs = [rows[row]["us"] for n, rows in g[key].items() if row in rows and "cudnn" in rows and pick(rows[row])]
+        cs = [rows["cudnn"]["us"] for n, rows in g[key].items() if row in rows and "cudnn" in rows and pick(rows[row])]
+        if not rs:
+            return
+        ratios = [c / r for c, r in zip(cs, rs)]
+        gm = geomean(ratios)
+        out.append(f"| {name} | {key[0]} N{key[1]} | {key[2]} | {key[3]} | {row} | {len(ratios)} | {gm:.2f} | "
+                   f"{min(ratios):.2f} | {max(ratios):.2f} | {bar} | {'yes' if gm >= bar else 'no'} |")
+
+    for t in ("fp16", "bf16"):
+        add("1x1 (issue 3)", ("resnet50_224", 32, t, "nhwc"), "gemm1x1", lambda r: r["R"] == 1, 0.8)
+    for t in ("fp16", "bf16"):
+        add("3x3 NHWC (issue 3)", ("sd35_vae_512", 1, t, "nhwc"), "router", lambda r: r["R"] == 3, 0.7)
+        add("3x3 NCHW (issue 3)", ("sd35_vae_512", 1, t, "nchw"), "router", lambda r: r["R"] == 3, 1.0)
+    big = lambda r: r["R"] == 3 and r["C"] >= 256 and r["K"] >= 256 and r["P"] >= 128 and r["stride"] == 1
+    for m, b in (("sd35_vae_512", 1), ("flux2_vae_1024", 1)):
+        for t in ("fp16", "bf16"):
+            add("Winograd NHWC (issue 4)", (m, b, t, "nhwc"), "winograd", big, 1.0)
+            add("Winograd NCHW (issue 4)", (m, b, t, "nchw"), "winograd", big, 1.3)
+    return "\n".join(out) + "\n"
+
+
 def sweep(layers):
     """The router sweep (model 'sweep3x3'): per layout and shape, each method's time, the best."""
     rows = [r for r in layers if r["model"] == "sweep3x3"]
@@ -233,6 +264,7 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--charts")
     ap.add_argument("--sweep", help="write the router sweep table (markdown) here")
+    ap.add_argument("--bars", help="write the issues' bar table (markdown) here")
     a = ap.parse_args()
     ctx, layers, models, errors = load(a.json)
     print_summary(ctx, layers, models, errors)
@@ -244,6 +276,9 @@ def main():
     if a.sweep:
         with open(a.sweep, "w") as f:
             f.write(sweep(layers))
+    if a.bars:
+        with open(a.bars, "w") as f:
+            f.write(bars(layers))
     return 0
 
 
