@@ -21,7 +21,12 @@
 namespace rdnaconv {
 
 namespace detail {
-constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+/// The one-shot call keeps the packed weights at the start of its workspace, rounded to 256 bytes
+/// so that the plan's own workspace after them stays aligned.
+template <class PlanT>
+std::size_t one_shot_packed_bytes(const PlanT& plan) {
+  return std::size_t(kernels::round_up(std::int64_t(plan.packed_weight_bytes()), 256));
+}
 }  // namespace detail
 
 /// Workspace the one-shot conv2d needs: the plan's workspace plus room for packed weights.
@@ -31,7 +36,7 @@ Status conv2d_workspace_bytes(const Conv2dProblem& p, const Conv2dOptions& o, st
   if (!bytes) return {StatusCode::null_pointer, "rdnaconv: bytes is null"};
   Plan<T, Layout> plan;
   if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
-  *bytes = detail::align_up(plan.packed_weight_bytes(), 256) + plan.workspace_bytes();
+  *bytes = detail::one_shot_packed_bytes(plan) + plan.workspace_bytes();
   return Status::success();
 }
 
@@ -43,7 +48,7 @@ Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias, 
               const Conv2dOptions& o = {}, int device = -1) {
   Plan<T, Layout> plan;
   if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
-  const std::size_t packed = detail::align_up(plan.packed_weight_bytes(), 256);
+  const std::size_t packed = detail::one_shot_packed_bytes(plan);
   // All buffers are checked before the prepack launch, so an error launches nothing. The packed
   // weights live at the start of the workspace.
   if (w == nullptr) return {StatusCode::null_pointer, "rdnaconv: w is null"};

@@ -110,7 +110,9 @@ class Plan {
     auto* pk = static_cast<std::uint16_t*>(packed);
     const Conv2dProblem& p = desc_.problem;
     if (desc_.method == Method::winograd) {
-      const int c_pad = int(kernels::round_up(p.c, kernels::WinogradFamily::block_k(desc_.tiles)));
+      // the same c_pad the run uses (winograd_layout), from the plan's tile table
+      const int c_pad =
+          int(kernels::winograd_layout(p, kL, kernels::WinogradFamily::block_k(desc_.tiles)).c_pad);
       return detail::rt_status(kernels::launch_winograd_filter<kT>(ws, pk, int(p.k), int(p.c), c_pad, stream),
                                "prepack launch");
     }

@@ -63,8 +63,7 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
     if (!can_implement(o.method, p, layout))
       return {StatusCode::method_not_applicable,
               std::string("rdnaconv: forced method ") + to_string(o.method) + " cannot implement " +
-                  detail::dims(p) + " stride=" + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
-                  " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) + " " + to_string(layout)};
+                  detail::describe(p) + " " + to_string(layout)};
     d.routed = d.method = o.method;
   } else {
     d.routed = route(p, layout, d.tiles);

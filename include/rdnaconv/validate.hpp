@@ -27,6 +27,13 @@ inline std::string dims(const Conv2dProblem& p) {
          " W=" + std::to_string(p.w) + " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) +
          " S=" + std::to_string(p.s);
 }
+/// The whole problem: sizes, stride, dilation, per-side padding (error messages, test traces).
+inline std::string describe(const Conv2dProblem& p) {
+  return dims(p) + " stride=" + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
+         " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) + " pad(t,b,l,r)=" +
+         std::to_string(p.pad_top) + "," + std::to_string(p.pad_bottom) + "," + std::to_string(p.pad_left) + "," +
+         std::to_string(p.pad_right);
+}
 }  // namespace detail
 
 /// Sizes, strides, dilations positive; padding non-negative; each dimension within 32 bits

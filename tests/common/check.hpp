@@ -52,6 +52,6 @@ struct CheckEntry {
 CheckEntry check_entry(DType t, LayoutKind l, AtomKind a);
 
 bool have_gpu();
-std::string describe(const Conv2dProblem& p);
+using detail::describe;  // validate.hpp: the whole problem in one line
 
 }  // namespace rdnaconv::testing

@@ -54,13 +54,4 @@ bool have_gpu() {
   return rt::device_count(&n) == rt::success && n > 0;
 }
 
-std::string describe(const Conv2dProblem& p) {
-  return "N=" + std::to_string(p.n) + " C=" + std::to_string(p.c) + " H=" + std::to_string(p.h) +
-         " W=" + std::to_string(p.w) + " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) +
-         " S=" + std::to_string(p.s) + " stride=" + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
-         " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) + " pad(t,b,l,r)=" +
-         std::to_string(p.pad_top) + "," + std::to_string(p.pad_bottom) + "," + std::to_string(p.pad_left) + "," +
-         std::to_string(p.pad_right);
-}
-
 }  // namespace rdnaconv::testing
