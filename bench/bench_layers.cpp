@@ -8,9 +8,11 @@
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
-/// router's weight prepack, excluded from the other rows) or cudnn (label: its algorithm).
-/// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn>/<stream|graph>: every layer of the
-/// model back to back on one stream, and the same sequence captured once and replayed as a graph.
+/// router's weight prepack, excluded from the other rows) or the vendor, cudnn or miopen (label:
+/// the algorithm it picked).
+/// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every layer
+/// of the model back to back on one stream, and the same sequence captured once and replayed as
+/// a graph.
 /// Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps =
 /// (x + w + y bytes, each once) / time, mult = layer multiplicity in the model.
 /// Measurement: inputs and outputs rotate over enough copies that the working set exceeds
@@ -33,9 +35,7 @@
 
 #include "common/model_layers.hpp"
 #include "rdnaconv/conv2d.hpp"
-#if defined(RDNACONV_HAVE_CUDNN)
-#include "cudnn_baseline.hpp"
-#endif
+#include "vendor.hpp"
 
 using namespace rdnaconv;
 
@@ -239,33 +239,33 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
   }
 }
 
-#if defined(RDNACONV_HAVE_CUDNN)
-cudnnHandle_t cudnn_handle() {
-  static cudnnHandle_t h = [] {
-    cudnnHandle_t x = nullptr;
-    if (cudnnCreate(&x) != CUDNN_STATUS_SUCCESS) x = nullptr;
-    return x;
-  }();
-  return h;
+/// The vendor rows' name: "cudnn" or "miopen" (also the summary script's key).
+inline const char* vendor_name() {
+#if defined(RDNACONV_HAVE_VENDOR)
+  return bench::VendorConv::kName;
+#else
+  return "vendor";
+#endif
 }
 
-void bm_cudnn(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int mult) {
+#if defined(RDNACONV_HAVE_VENDOR)
+void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int mult) {
   try {
-    if (!cudnn_handle()) throw std::runtime_error("cudnnCreate failed");
-    bench::CudnnConv conv;
-    if (std::string e = conv.setup(cudnn_handle(), p, t, l); !e.empty()) throw std::runtime_error(e);
+    bench::VendorConv conv;
+    if (std::string e = conv.setup(p, t, l); !e.empty()) throw std::runtime_error(e);
     const Conv2dProblem& q = conv.problem();  // pre-padded where the padding is asymmetric
     LayerData& d = layer_data(q, t, l, std::size_t(q.y_elems()) * 2);
     DevMem ws(conv.workspace_bytes());
     const int copies = int(d.xs.size());
-    cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
+    std::string last;
     const std::function<void(int)> call = [&](int i) {
-      last = conv.run(d.xs[i % copies], d.w->p, d.ys[i % copies], ws.p);
+      if (std::string e = conv.run(d.xs[i % copies], d.w->p, d.ys[i % copies], ws.p, nullptr); !e.empty()) last = e;
     };
     for (auto _ : st) {
       const double secs = time_calls(call, nullptr);
-      if (last != CUDNN_STATUS_SUCCESS) throw std::runtime_error(cudnnGetErrorString(last));
-      report(st, p, secs, mult, std::string("cudnn ") + conv.algo_name());  // FLOPs of the original problem
+      if (!last.empty()) throw std::runtime_error(last);
+      // FLOPs of the original problem
+      report(st, p, secs, mult, std::string(bench::VendorConv::kName) + " " + conv.algo_name());
     }
   } catch (const std::exception& e) {
     st.SkipWithError(e.what());
@@ -273,7 +273,7 @@ void bm_cudnn(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int 
 }
 #endif
 
-/// The whole model, back to back on one stream: rdnaconv (router) or cuDNN; optionally captured
+/// The whole model, back to back on one stream: rdnaconv (router) or the vendor; optionally captured
 /// once into a graph and replayed.
 template <class T, class L>
 void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool vendor, bool graph) {
@@ -285,8 +285,8 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       Conv2dProblem p;
       Plan<T, L> plan;
       std::unique_ptr<DevMem> x, y, w, pk;
-#if defined(RDNACONV_HAVE_CUDNN)
-      std::unique_ptr<bench::CudnnConv> cd;
+#if defined(RDNACONV_HAVE_VENDOR)
+      std::unique_ptr<bench::VendorConv> cd;
 #endif
     };
     // one set of buffers per unique shape; the model's order and multiplicities are kept
@@ -306,10 +306,10 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
         it = std::make_shared<Item>();
         it->p = p;
         Conv2dProblem q = p;
-#if defined(RDNACONV_HAVE_CUDNN)
+#if defined(RDNACONV_HAVE_VENDOR)
         if (vendor) {
-          it->cd = std::make_unique<bench::CudnnConv>();
-          if (std::string e = it->cd->setup(cudnn_handle(), p, dt, L::kind); !e.empty()) throw std::runtime_error(e);
+          it->cd = std::make_unique<bench::VendorConv>();
+          if (std::string e = it->cd->setup(p, dt, L::kind); !e.empty()) throw std::runtime_error(e);
           q = it->cd->problem();
           ws_bytes = std::max(ws_bytes, it->cd->workspace_bytes());
         }
@@ -335,11 +335,9 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
     std::string err;
     auto sequence = [&]() {
       for (const auto& it : seq) {
-#if defined(RDNACONV_HAVE_CUDNN)
+#if defined(RDNACONV_HAVE_VENDOR)
         if (vendor) {
-          cudnnSetStream(cudnn_handle(), s);
-          if (cudnnStatus_t e = it->cd->run(it->x->p, it->w->p, it->y->p, ws.p); e != CUDNN_STATUS_SUCCESS)
-            err = cudnnGetErrorString(e);
+          if (std::string e = it->cd->run(it->x->p, it->w->p, it->y->p, ws.p, s); !e.empty()) err = e;
           continue;
         }
 #endif
@@ -370,11 +368,8 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       st.counters["TFLOPS"] = flops / secs * 1e-12;
       st.counters["GBps"] = bytes / secs * 1e-9;
       st.counters["layers"] = double(seq.size());
-      st.SetLabel(std::string(vendor ? "cudnn" : "rdnaconv") + (graph ? " graph replay" : " stream"));
+      st.SetLabel(std::string(vendor ? vendor_name() : "rdnaconv") + (graph ? " graph replay" : " stream"));
     }
-#if defined(RDNACONV_HAVE_CUDNN)
-    if (vendor) cudnnSetStream(cudnn_handle(), nullptr);
-#endif
 #if defined(RDNACONV_BACKEND_CUDA)
     if (ge) (void)cudaGraphExecDestroy(ge);
     if (g) (void)cudaGraphDestroy(g);
@@ -411,9 +406,9 @@ void register_set(const BenchSet& s) {
         if (m.can_implement(p, lk))
           reg(m.name, [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
     reg("prepack", [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
-#if defined(RDNACONV_HAVE_CUDNN)
+#if defined(RDNACONV_HAVE_VENDOR)
     if (g_opt.vendor)
-      reg("cudnn", [=](benchmark::State& st) { bm_cudnn(st, p, dtype_of<T>(), lk, mult); });
+      reg(bench::VendorConv::kName, [=](benchmark::State& st) { bm_vendor(st, p, dtype_of<T>(), lk, mult); });
 #endif
   }
   if (g_opt.e2e && !s.filter && s.model != "sweep3x3") {
@@ -422,9 +417,9 @@ void register_set(const BenchSet& s) {
       benchmark::RegisterBenchmark(("model/" + base + "/rdnaconv/" + how).c_str(),
                                    [=](benchmark::State& st) { bm_model<T, L>(st, all, false, graph); })
           ->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
-#if defined(RDNACONV_HAVE_CUDNN)
+#if defined(RDNACONV_HAVE_VENDOR)
       if (g_opt.vendor)
-        benchmark::RegisterBenchmark(("model/" + base + "/cudnn/" + how).c_str(),
+        benchmark::RegisterBenchmark(("model/" + base + "/" + vendor_name() + "/" + how).c_str(),
                                      [=](benchmark::State& st) { bm_model<T, L>(st, all, true, graph); })
             ->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 #endif
@@ -464,12 +459,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep\n");
     return 2;
   }
-#if defined(RDNACONV_HAVE_CUDNN)
-  std::printf("vendor baseline: cuDNN %zu (cudnnFindConvolutionForwardAlgorithm, same layout)\n", cudnnGetVersion());
+#if defined(RDNACONV_HAVE_VENDOR)
+  std::printf("vendor baseline: %s\n", bench::VendorConv::version_line().c_str());
 #elif defined(RDNACONV_BACKEND_CUDA)
   std::printf("vendor baseline: cuDNN not found at build time: no vendor rows\n");
 #else
-  std::printf("vendor baseline: MIOpen rows are not built (no MIOpen adapter yet; see docs/BENCHMARKS.md)\n");
+  std::printf("vendor baseline: MIOpen (miopen/miopen.h, libMIOpen) not found at build time: no vendor rows\n");
 #endif
   int n = int(rest.size());
   register_all();

@@ -2,9 +2,7 @@
 /// @file cudnn_baseline.hpp The vendor baseline on NVIDIA: cuDNN's legacy convolution API with
 /// the algorithm chosen by cudnnFindConvolutionForwardAlgorithm (workspace allowed), tensors
 /// and filters in the same layout as the rdnaconv row (NCHW/KCRS or NHWC/KRSC), fp32 compute
-/// with tensor-op math. cuDNN pads symmetrically only: a problem with asymmetric padding (the
-/// VAE downsample's (0,1,0,1)) is given to cuDNN as the equivalent pre-padded input with pad 0,
-/// as the model does with F.pad before the conv; the pad copy is not timed.
+/// with tensor-op math. Asymmetric padding: see vendor_problem().
 #pragma once
 
 #include <cudnn.h>
@@ -15,6 +13,7 @@
 
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
+#include "vendor_common.hpp"
 
 namespace rdnaconv::bench {
 
@@ -32,18 +31,6 @@ inline const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t a) {
   }
 }
 
-/// The problem cuDNN sees: symmetric padding, with any asymmetric part moved into a
-/// pre-padded input.
-inline Conv2dProblem cudnn_problem(const Conv2dProblem& p) {
-  Conv2dProblem q = p;
-  if (p.pad_top != p.pad_bottom || p.pad_left != p.pad_right) {
-    q.h = p.h + p.pad_top + p.pad_bottom;
-    q.w = p.w + p.pad_left + p.pad_right;
-    q.pad_top = q.pad_bottom = q.pad_left = q.pad_right = 0;
-  }
-  return q;
-}
-
 class CudnnConv {
  public:
   CudnnConv() = default;
@@ -56,11 +43,17 @@ class CudnnConv {
     if (c_) cudnnDestroyConvolutionDescriptor(c_);
   }
 
+  static constexpr const char* kName = "cudnn";
+  static std::string version_line() {
+    return "cuDNN " + std::to_string(cudnnGetVersion()) + " (cudnnFindConvolutionForwardAlgorithm, same layout)";
+  }
+
   /// Sets the descriptors and asks cudnnFind for the fastest algorithm (it runs each one on
   /// scratch buffers it allocates). Returns an empty string or what failed.
-  std::string setup(cudnnHandle_t h, const Conv2dProblem& problem, DType t, LayoutKind l) {
-    h_ = h;
-    p_ = cudnn_problem(problem);
+  std::string setup(const Conv2dProblem& problem, DType t, LayoutKind l) {
+    h_ = handle();
+    if (!h_) return "cudnnCreate failed";
+    p_ = vendor_problem(problem);
     const cudnnDataType_t dt = t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
     const cudnnTensorFormat_t fmt = l == LayoutKind::nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     if (!ok(cudnnCreateTensorDescriptor(&x_)) || !ok(cudnnCreateTensorDescriptor(&y_)) ||
@@ -105,12 +98,25 @@ class CudnnConv {
   std::size_t workspace_bytes() const { return ws_bytes_; }
   const char* algo_name() const { return cudnn_algo_name(algo_); }
 
-  cudnnStatus_t run(const void* x, const void* w, void* y, void* ws) const {
+  /// One convolution on `stream`; an empty string or cuDNN's error.
+  std::string run(const void* x, const void* w, void* y, void* ws, cudaStream_t stream) const {
     const float alpha = 1.f, beta = 0.f;
-    return cudnnConvolutionForward(h_, &alpha, x_, x, w_, w, c_, algo_, ws, ws_bytes_, &beta, y_, y);
+    cudnnStatus_t e = cudnnSetStream(h_, stream);
+    if (e == CUDNN_STATUS_SUCCESS)
+      e = cudnnConvolutionForward(h_, &alpha, x_, x, w_, w, c_, algo_, ws, ws_bytes_, &beta, y_, y);
+    return e == CUDNN_STATUS_SUCCESS ? std::string() : std::string(cudnnGetErrorString(e));
   }
 
  private:
+  /// One handle per process, as an application keeps it.
+  static cudnnHandle_t handle() {
+    static cudnnHandle_t h = [] {
+      cudnnHandle_t x = nullptr;
+      if (cudnnCreate(&x) != CUDNN_STATUS_SUCCESS) x = nullptr;
+      return x;
+    }();
+    return h;
+  }
   bool ok(cudnnStatus_t s) {
     if (s == CUDNN_STATUS_SUCCESS) return true;
     err_ = cudnnGetErrorString(s);

@@ -17,6 +17,16 @@ import sys
 from collections import defaultdict
 
 
+# The vendor rows: "cudnn" (NVIDIA) or "miopen" (AMD), whichever the JSON holds.
+VENDOR, VNAME = "cudnn", "cuDNN"
+
+
+def set_vendor(layers):
+    global VENDOR, VNAME
+    if any(r["row"] == "miopen" for r in layers):
+        VENDOR, VNAME = "miopen", "MIOpen"
+
+
 def load(path):
     with open(path) as f:
         text = f.read()
@@ -43,6 +53,7 @@ def load(path):
         elif parts[0] == "model" and len(parts) == 7:
             models.append(dict(model=parts[1], batch=int(parts[2][1:]), dtype=parts[3], layout=parts[4],
                                impl=parts[5], how=parts[6], us=t_us, tflops=b.get("TFLOPS", 0.0)))
+    set_vendor(layers)
     return doc.get("context", {}), layers, models, errors
 
 
@@ -74,9 +85,9 @@ def aggregates(g):
             r = rows["router"]
             t_ours += r["us"] * r["mult"]
             flops += r["tflops"] * 1e12 * r["us"] * 1e-6 * r["mult"]
-            if "cudnn" in rows:
-                t_vendor += rows["cudnn"]["us"] * r["mult"]
-                ratios.append(rows["cudnn"]["us"] / r["us"])
+            if VENDOR in rows:
+                t_vendor += rows[VENDOR]["us"] * r["mult"]
+                ratios.append(rows[VENDOR]["us"] / r["us"])
             else:
                 complete = False
         out.append(dict(key=key, layers=sum(r["router"]["mult"] for r in ls.values() if "router" in r),
@@ -114,7 +125,7 @@ def markdown(ctx, layers, models, errors):
     out = []
     w = out.append
     w("### Aggregates (router; sum over all layers with multiplicities)\n")
-    w("| model | N | dtype | layout | layers | rdnaconv ms | eff. TFLOPS | cuDNN ms | speedup (sum) | speedup (geomean) |")
+    w(f"| model | N | dtype | layout | layers | rdnaconv ms | eff. TFLOPS | {VNAME} ms | speedup (sum) | speedup (geomean) |")
     w("|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
     for a in aggregates(g):
         m, b, t, l = a["key"]
@@ -122,7 +133,7 @@ def markdown(ctx, layers, models, errors):
           f"{a['t_vendor'] / 1e3:.3f} | {a['speedup_sum']:.2f} | {a['speedup_geo']:.2f} |")
     if models:
         w("\n### End to end (every layer back to back on one stream; and replayed as a captured graph)\n")
-        w("| model | N | dtype | layout | rdnaconv stream ms | rdnaconv graph ms | cuDNN stream ms | cuDNN graph ms |")
+        w(f"| model | N | dtype | layout | rdnaconv stream ms | rdnaconv graph ms | {VNAME} stream ms | {VNAME} graph ms |")
         w("|---|---:|---|---|---:|---:|---:|---:|")
         e = defaultdict(dict)
         for r in models:
@@ -131,23 +142,23 @@ def markdown(ctx, layers, models, errors):
             v = e[k]
             cell = lambda i, h: f"{v[(i, h)]:.3f}" if (i, h) in v else "-"
             w(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {cell('rdnaconv', 'stream')} | {cell('rdnaconv', 'graph')} | "
-              f"{cell('cudnn', 'stream')} | {cell('cudnn', 'graph')} |")
+              f"{cell(VENDOR, 'stream')} | {cell(VENDOR, 'graph')} |")
     for key in sorted(g):
         m, b, t, l = key
         w(f"\n### {m}, N = {b}, {t}, {l}\n")
-        methods = sorted({row for rows in g[key].values() for row in rows} - {"router", "prepack", "cudnn"})
-        head = "| layer | shape | x | router picks | µs | TFLOPS | cuDNN algo | cuDNN µs | cuDNN TFLOPS | vs cuDNN |"
+        methods = sorted({row for rows in g[key].values() for row in rows} - {"router", "prepack", VENDOR})
+        head = f"| layer | shape | x | router picks | µs | TFLOPS | {VNAME} algo | {VNAME} µs | {VNAME} TFLOPS | vs {VNAME} |"
         head += "".join(f" {mm} µs |" for mm in methods) + " prepack µs |"
         w(head)
         w("|" + "---|" * (10 + len(methods) + 1))
         for name, rows in g[key].items():
             r = rows.get("router")
-            c = rows.get("cudnn")
+            c = rows.get(VENDOR)
             if not r:
                 continue
             best = min((rows[mm]["us"] for mm in methods if mm in rows), default=None)
             cells = [name, shape(r), str(r["mult"]), r["label"], f"{r['us']:.1f}", f"{r['tflops']:.1f}",
-                     c["label"].replace("cudnn ", "") if c else "-", f"{c['us']:.1f}" if c else "-",
+                     c["label"].replace(VENDOR + " ", "") if c else "-", f"{c['us']:.1f}" if c else "-",
                      f"{c['tflops']:.1f}" if c else "-", f"{c['us'] / r['us']:.2f}" if c else "-"]
             for mm in methods:
                 if mm in rows:
@@ -165,16 +176,16 @@ def markdown(ctx, layers, models, errors):
 
 
 def bars(layers):
-    """The issues' numbers: geomean over layers of cuDNN time / rdnaconv time (>= bar passes)."""
+    """The issues' numbers: geomean over layers of vendor time / rdnaconv time (>= bar passes)."""
     g = group_layers(layers)
-    out = ["| bar | set | dtype | layout | method row | layers | geomean speed vs cuDNN | min | max | bar | met |",
+    out = [f"| bar | set | dtype | layout | method row | layers | geomean speed vs {VNAME} | min | max | bar | met |",
            "|---|---|---|---|---|---:|---:|---:|---:|---:|---|"]
 
     def add(name, key, row, pick, bar):
         if key not in g:
             return
-        rs = [rows[row]["us"] for n, rows in g[key].items() if row in rows and "cudnn" in rows and pick(rows[row])]
-        cs = [rows["cudnn"]["us"] for n, rows in g[key].items() if row in rows and "cudnn" in rows and pick(rows[row])]
+        rs = [rows[row]["us"] for n, rows in g[key].items() if row in rows and VENDOR in rows and pick(rows[row])]
+        cs = [rows[VENDOR]["us"] for n, rows in g[key].items() if row in rows and VENDOR in rows and pick(rows[row])]
         if not rs:
             return
         ratios = [c / r for c, r in zip(cs, rs)]
@@ -203,8 +214,8 @@ def sweep(layers):
     g = defaultdict(dict)
     for r in rows:
         g[(r["layout"], r["H"], r["C"], r["K"])][r["row"]] = r
-    methods = sorted({r["row"] for r in rows} - {"router", "prepack", "cudnn"})
-    out = ["| layout | H=W | C | K | " + " | ".join(f"{m} µs" for m in methods) + " | best | router picks | cuDNN µs |",
+    methods = sorted({r["row"] for r in rows} - {"router", "prepack", VENDOR})
+    out = ["| layout | H=W | C | K | " + " | ".join(f"{m} µs" for m in methods) + f" | best | router picks | {VNAME} µs |",
            "|---|---:|---:|---:|" + "---:|" * len(methods) + "---|---|---:|"]
     for key in sorted(g):
         v = g[key]
@@ -212,7 +223,7 @@ def sweep(layers):
         best = min(ts, key=ts.get) if ts else "-"
         cells = [f"**{ts[m]:.1f}**" if m == best else (f"{ts[m]:.1f}" if m in ts else "-") for m in methods]
         pick = v["router"]["label"].split(" ")[0] if "router" in v else "-"
-        cd = f"{v['cudnn']['us']:.1f}" if "cudnn" in v else "-"
+        cd = f"{v[VENDOR]['us']:.1f}" if VENDOR in v else "-"
         out.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | " + " | ".join(cells) + f" | {best} | {pick} | {cd} |")
     return "\n".join(out) + "\n"
 
@@ -233,7 +244,7 @@ def charts(layers, models, outdir):
         fig, ax = plt.subplots(figsize=(max(8, len(ag) * 0.9), 5))
         xs = range(len(ag))
         ax.bar([x - 0.2 for x in xs], ours, 0.4, label="rdnaconv (router)")
-        ax.bar([x + 0.2 for x in xs], vendor, 0.4, label="cuDNN (cudnnFind)")
+        ax.bar([x + 0.2 for x in xs], vendor, 0.4, label=f"{VNAME} ({'cudnnFind' if VENDOR == 'cudnn' else 'miopenFind'})")
         ax.set_xticks(list(xs))
         ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
         ax.set_ylabel("effective TFLOPS (direct-conv FLOPs / total layer time)")
@@ -243,7 +254,7 @@ def charts(layers, models, outdir):
         fig.savefig(f"{outdir}/aggregate_tflops.png", dpi=110)
         plt.close(fig)
     for key in sorted(g):
-        rows = [(n, r["cudnn"]["us"] / r["router"]["us"]) for n, r in g[key].items() if "router" in r and "cudnn" in r]
+        rows = [(n, r[VENDOR]["us"] / r["router"]["us"]) for n, r in g[key].items() if "router" in r and VENDOR in r]
         if not rows:
             continue
         fig, ax = plt.subplots(figsize=(max(6, len(rows) * 0.35), 4))
@@ -251,7 +262,7 @@ def charts(layers, models, outdir):
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_xticks(range(len(rows)))
         ax.set_xticklabels([n for n, _ in rows], rotation=75, ha="right", fontsize=6)
-        ax.set_ylabel("cuDNN time / rdnaconv time")
+        ax.set_ylabel(f"{VNAME} time / rdnaconv time")
         ax.set_title(f"{key[0]} N{key[1]} {key[2]} {key[3]}")
         fig.tight_layout()
         fig.savefig(f"{outdir}/speedup_{key[0]}_N{key[1]}_{key[2]}_{key[3]}.png", dpi=110)

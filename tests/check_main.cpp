@@ -2,7 +2,9 @@
 /// @file check_main.cpp rdnaconv_check: the correctness harness as a command.
 ///   rdnaconv_check --mode edge|random|stability|activations|models|all --dtype fp16|bf16|all
 ///                  --layout nchw|nhwc|both --method NAME|router|all [--atom native|gfx11|gfx12]
-///                  [--count N] [--seed S] [--sample N]
+///                  [--count N] [--seed S] [--sample N] [--variants N]
+/// --variants N runs only the first N epilogue variants per case (the epilogue never touches
+/// shared memory, so a race check needs one).
 /// Prints one row per (method, dtype, layout) with its pass/fail/skip counts, a coverage banner
 /// naming every case a method skipped and why, and the totals line "N passed, N failed,
 /// N skipped". Exit status 1 on any failure, 2 on bad arguments, 77 without a GPU.
@@ -24,6 +26,7 @@ namespace {
 struct Args {
   std::string mode = "all", dtype = "all", layout = "both", method = "all", atom = "native";
   int count = 200;
+  int variants = 0;  // 0: every epilogue variant of the mode; N: the first N (race checks)
   unsigned seed = 20261202u;
   std::int64_t sample = std::int64_t(1) << 18;
 };
@@ -32,7 +35,7 @@ int usage(const char* why) {
   std::fprintf(stderr,
                "rdnaconv_check: %s\nusage: rdnaconv_check --mode edge|random|stability|activations|models|all "
                "--dtype fp16|bf16|all --layout nchw|nhwc|both --method NAME|router|all [--atom native|gfx11|gfx12] "
-               "[--count N] [--seed S] [--sample N]\n",
+               "[--count N] [--seed S] [--sample N] [--variants N]\n",
                why);
   return 2;
 }
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
     else if (k == "--method") a.method = v;
     else if (k == "--atom") a.atom = v;
     else if (k == "--count") a.count = std::atoi(v.c_str());
+    else if (k == "--variants") a.variants = std::atoi(v.c_str());
     else if (k == "--seed") a.seed = unsigned(std::strtoul(v.c_str(), nullptr, 10));
     else if (k == "--sample") a.sample = std::atoll(v.c_str());
     else return usage(("unknown option " + k).c_str());
@@ -169,6 +173,7 @@ int main(int argc, char** argv) {
             data = DataKind::real;
             max_checked = a.sample;
           }
+          if (a.variants > 0 && std::size_t(a.variants) < variants.size()) variants.resize(std::size_t(a.variants));
           unsigned seed = a.seed;
           for (const Case& c : cases) {
             CheckRequest rq;
@@ -187,6 +192,11 @@ int main(int argc, char** argv) {
             }
           }
         }
+        // progress, so a run cut short still says how far it got and at what pace
+        std::printf("[%7.1f s] %-26s %6llu passed %4llu failed %5llu skipped\n",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), row.c_str(),
+                    (unsigned long long)tally.passed, (unsigned long long)tally.failed,
+                    (unsigned long long)tally.skipped);
         std::fflush(stdout);
       }
     }

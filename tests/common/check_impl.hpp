@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -365,8 +366,32 @@ class Checker {
                  std::to_string(bad) + " of " + std::to_string(count_) + " outside " +
                  (o.exact ? "bitwise equality" : "the bound") + ", " + std::to_string(nonfinite) +
                  " non-finite, max |err| " + std::to_string(max_err) + ", worst err/bound " +
-                 std::to_string(max_ratio) + (o.guards_ok ? "" : ", GUARD BAND OVERWRITTEN");
+                 std::to_string(max_ratio) + (o.guards_ok ? "" : ", GUARD BAND OVERWRITTEN") + worst_output(out);
     return o;
+  }
+
+  /// On failure only: where the worst compared output is, what was written, the reference and
+  /// its scale S, so a failure report can be reasoned about without rerunning.
+  std::string worst_output(DType out) const {
+    std::vector<float> ratio(std::size_t(count_), 0.f);
+    if (rt::memcpy_d2h(ratio.data(), ratio_.p, ratio.size() * 4) != rt::success) return "";
+    const std::size_t i = std::size_t(std::max_element(ratio.begin(), ratio.end()) - ratio.begin());
+    std::int64_t o = std::int64_t(i);
+    if (sel_.p && rt::memcpy_d2h(&o, sel_.as<std::int64_t>() + i, 8) != rt::success) return "";
+    float ref = 0, s = 0;
+    std::uint32_t bits = 0;
+    const std::size_t eb = dtype_bytes(out);
+    if (rt::memcpy_d2h(&ref, ref_.as<float>() + i, 4) != rt::success ||
+        rt::memcpy_d2h(&s, s_.as<float>() + i, 4) != rt::success ||
+        rt::memcpy_d2h(&bits, static_cast<const char*>(y_) + std::size_t(o) * eb, eb) != rt::success)
+      return "";
+    float y;
+    if (out == DType::f32) std::memcpy(&y, &bits, 4);
+    else y = detail::bits_to_float(out, std::uint16_t(bits));
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "; worst at output %lld: y=%.9g (bits 0x%x) ref=%.9g S=%.6g",
+                  static_cast<long long>(o), double(y), unsigned(bits), double(ref), double(s));
+    return buf;
   }
 
   const CheckRequest& rq_;
