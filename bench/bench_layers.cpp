@@ -230,7 +230,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       const double t = time_calls(call, nullptr);
       if (!last) throw std::runtime_error(last.message());
       std::string label = to_string(plan.method());
-      if (plan.method() == Method::winograd) label += " (effective TFLOPS)";
+      if (is_winograd(plan.method())) label += " (effective TFLOPS)";
       if (prepack_row) label = std::string("prepack ") + to_string(plan.method());
       report(st, p, t, mult, label);
     }

@@ -73,6 +73,9 @@ def label(dem):
                 fam = "nchw3x3"
         out = "nhwc" if re.search(r"\(rdnaconv::LayoutKind\)1>\(", dem) else "nchw"
         return f"engine: {fam}, {t}, out {out}, {tile}", dyn, True
+    if "winograd_fused<" in dem:
+        out = "nhwc" if re.search(r"\(rdnaconv::LayoutKind\)1>\(", dem) else "nchw"
+        return f"engine: winograd fused GEMM + output transform, {t}, out {out}, {tile}", dyn, True
     short = dem
     for a, b in [("(rdnaconv::DType)0", "fp16"), ("(rdnaconv::DType)1", "bf16"),
                  ("(rdnaconv::kernels::InLayout)0", "nchw"), ("(rdnaconv::kernels::InLayout)1", "nhwc"),

@@ -118,6 +118,11 @@ int main(int argc, char** argv) {
         continue;
       }
       for (Method m : methods) {
+        if (!method_runs_on(m, l)) {
+          coverage[name_of(m)].push_back(std::string("every mode (") + to_string(l) + "): the method does not run on " +
+                                         to_string(l) + " (layout-bound variant)");
+          continue;
+        }
         const std::string row = std::string(name_of(m)) + " " + to_string(t) + " " + to_string(l);
         Tally& tally = rows[row];
         auto record = [&](const Case& c, const std::vector<Outcome>& res, const CheckRequest& rq, const char* mode) {

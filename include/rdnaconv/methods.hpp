@@ -41,13 +41,14 @@ constexpr MethodInfo method_row(ToleranceClass t) {
 }
 }  // namespace detail
 
-inline constexpr std::array<MethodInfo, 6> kMethods{{
+inline constexpr std::array<MethodInfo, 7> kMethods{{
     detail::method_row<kernels::GeneralFamily>(ToleranceClass::direct),
     detail::method_row<kernels::Gemm1x1Family>(ToleranceClass::direct),
     detail::method_row<kernels::Nhwc3x3Family>(ToleranceClass::direct),
     detail::method_row<kernels::CBlocked3x3Family>(ToleranceClass::direct),
     detail::method_row<kernels::Nchw3x3Family>(ToleranceClass::direct),
     detail::method_row<kernels::WinogradFamily>(ToleranceClass::winograd),
+    detail::method_row<kernels::WinogradFusedFamily>(ToleranceClass::winograd),
 }};
 
 constexpr const MethodInfo* find_method(Method m) {

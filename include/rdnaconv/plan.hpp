@@ -14,6 +14,7 @@
 #include "rdnaconv/kernels/common/engine.hpp"
 #include "rdnaconv/kernels/conv3x3/repack.hpp"
 #include "rdnaconv/kernels/winograd/winograd.hpp"
+#include "rdnaconv/kernels/winograd/winograd_fused.hpp"
 #include "rdnaconv/plan_desc.hpp"
 
 namespace rdnaconv {
@@ -109,8 +110,9 @@ class Plan {
     const auto* ws = reinterpret_cast<const std::uint16_t*>(w);
     auto* pk = static_cast<std::uint16_t*>(packed);
     const Conv2dProblem& p = desc_.problem;
-    if (desc_.method == Method::winograd) {
-      // the same c_pad the run uses (winograd_layout), from the plan's tile table
+    if (is_winograd(desc_.method)) {
+      // the same c_pad the run uses (winograd_layout), from the plan's tile table; both
+      // variants share U
       const int c_pad =
           int(kernels::winograd_layout(p, kL, kernels::WinogradFamily::block_k(desc_.tiles)).c_pad);
       return detail::rt_status(kernels::launch_winograd_filter<kT>(ws, pk, int(p.k), int(p.c), c_pad, stream),
@@ -231,20 +233,22 @@ class Plan {
           return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchwc, false>>(r, xc);
         }
         break;
-      case Method::winograd: return run_winograd<F>(r);
+      case Method::winograd: return run_winograd<F>(r, false);
+      case Method::winograd_fused: return run_winograd<F>(r, true);
       case Method::automatic: break;
     }
     return {StatusCode::method_not_applicable, std::string("rdnaconv: no kernel for ") + to_string(desc_.method) +
                                                    " on " + to_string(kL)};
   }
 
-  /// Winograd: [repack (NCHW)] -> input transform -> 36 batched GEMMs -> output transform.
+  /// Winograd: [repack (NCHW)] -> input transform -> 36 batched GEMMs -> output transform;
+  /// fused: [repack] -> input transform -> one GEMM kernel with the output transform folded in.
   template <ArchFamily F>
-  Status run_winograd(const Run& r) const {
+  Status run_winograd(const Run& r, bool fused) const {
     using namespace kernels;
     constexpr int BK = tile_of(F, TileKind::winograd).block_k;
     const Conv2dProblem& p = desc_.problem;
-    const WinogradLayout wl = winograd_layout(p, kL, BK);
+    const WinogradLayout wl = winograd_layout(p, kL, BK, !fused);
     WinogradParams wp{};
     wp.n = int(p.n); wp.c = int(p.c); wp.h = int(p.h); wp.w = int(p.w); wp.k = int(p.k);
     wp.p = int(p.p()); wp.q = int(p.q()); wp.pad_top = int(p.pad_top); wp.pad_left = int(p.pad_left);
@@ -252,7 +256,7 @@ class Plan {
     wp.tiles_h = int(wl.tiles_h); wp.tiles_w = int(wl.tiles_w); wp.tiles = wl.tiles;
     wp.x = r.x;
     wp.v = reinterpret_cast<std::uint16_t*>(r.workspace + wl.v_off);
-    wp.m = reinterpret_cast<float*>(r.workspace + wl.m_off);
+    wp.m = fused ? nullptr : reinterpret_cast<float*>(r.workspace + wl.m_off);
     wp.epi = r.epi;
     if constexpr (kL == LayoutKind::nchw) {
       auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace + wl.repack_off);
@@ -269,6 +273,10 @@ class Plan {
           !s)
         return s;
     }
+    if (fused)
+      return detail::rt_status(
+          launch_winograd_fused<tile_tag<F, TileKind::winograd_fused>, kT, Atom, kL>(wp, r.packed, r.stream),
+          "kernel launch");
     ConvGemmParams g{};
     g.k = wp.k;
     g.p = g.q = 1;

@@ -72,7 +72,7 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
   const MethodInfo* mi = find_method(d.method);
   // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, mi->tile_kind);
-  const std::int64_t rows = d.method == Method::winograd ? winograd_tiles(p) : p.gemm_m();
+  const std::int64_t rows = is_winograd(d.method) ? winograd_tiles(p) : p.gemm_m();
   if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)
     return {StatusCode::invalid_size, "rdnaconv: problem too large for one launch (" + std::to_string(rows) +
                                           " GEMM rows x " + std::to_string(p.k) + " filters)"};

@@ -32,7 +32,11 @@ enum class Method : std::uint8_t {
   nhwc3x3,      ///< 3x3 direct on NHWC
   nchw3x3,      ///< 3x3 direct on NCHW without a repack (tiles transposed through LDS)
   winograd,     ///< Winograd F(4x4, 3x3): transforms + batched GEMM + output transform
+  winograd_fused,  ///< Winograd F(4x4, 3x3), output transform folded into the GEMM (no M)
 };
+
+/// The Winograd variants (their results differ from the direct convolution by more rounding).
+constexpr bool is_winograd(Method m) { return m == Method::winograd || m == Method::winograd_fused; }
 
 /// Matrix atom a kernel is built on. `native` is the target's own instruction
 /// (WMMA on gfx11/gfx12, mma.sync on sm_80+, FMA elsewhere). gfx11/gfx12 keep the
@@ -81,6 +85,7 @@ constexpr const char* to_string(Method m) {
     case Method::nhwc3x3: return "nhwc3x3";
     case Method::nchw3x3: return "nchw3x3";
     case Method::winograd: return "winograd";
+    case Method::winograd_fused: return "winograd_fused";
   }
   return "?";
 }

@@ -48,13 +48,21 @@ inline std::vector<Case> edge_cases() {
   };
 }
 
-/// `count` seeded random shapes that method `m` can implement on layout `l`. Sizes stay small
-/// (the reference is naive) but cross every tile edge: C up to 72 (C_pad tails, C%8 != 0),
-/// K up to 150 (> one 128-wide block), M from 1 to a few thousand.
+/// Whether method `m` runs on layout `l` at all (the layout-bound 3x3 variants do not run on
+/// the other layout), probed with a plain 8x8 problem of its filter size.
+inline bool method_runs_on(Method m, LayoutKind l) {
+  const int rs = m == Method::gemm1x1 ? 1 : 3;
+  return m == Method::automatic || can_implement(m, make_problem(1, 8, 8, 8, 8, rs, rs, 1, rs / 2), l);
+}
+
+/// `count` seeded random shapes that method `m` can implement on layout `l` (none if it does
+/// not run on `l`). Sizes stay small (the reference is naive) but cross every tile edge: C up
+/// to 72 (C_pad tails, C%8 != 0), K up to 150 (> one 128-wide block), M from 1 to a few thousand.
 inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int count) {
   std::mt19937 g(seed);
   auto u = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
   std::vector<Case> out;
+  if (!method_runs_on(m, l)) return out;
   while (int(out.size()) < count) {
     Conv2dProblem p;
     switch (m) {
@@ -68,6 +76,7 @@ inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int
         p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
         break;
       case Method::winograd:
+      case Method::winograd_fused:
         p = make_problem(u(1, 3), u(4, 72), u(1, 24), u(1, 24), u(1, 150), 3, 3, 1, 0);
         p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
         break;

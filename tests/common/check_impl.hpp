@@ -288,7 +288,7 @@ class Checker {
     if (!ref_.ok() || !s_.ok() || !sw_.ok() || !err_.ok() || !ratio_.ok() || !bad_.ok() || !nonfinite_.ok())
       return "device allocation failed (compare buffers)";
     const bool need_sw = can_implement(Method::winograd, p_, kL) &&
-                         (rq_.method == Method::winograd || rq_.method == Method::automatic);
+                         (is_winograd(rq_.method) || rq_.method == Method::automatic);
     if (rt::error_t e = reference::device_error_scales(p_, kT, kL, x_.p, w_.p, nullptr, DType::f32, s_.as<float>(),
                                                        need_sw ? sw_.as<float>() : nullptr, nullptr,
                                                        sel_.as<std::int64_t>(), count_);
@@ -308,7 +308,7 @@ class Checker {
       return fail(o, "plan: " + s.message());
     }
     const DType out = plan.desc().out_type();
-    const bool winograd = plan.method() == Method::winograd;
+    const bool winograd = is_winograd(plan.method());
     o.exact = rq_.data == DataKind::ints && !winograd;
     if (winograd && !have_sw_) return fail(o, "internal: Winograd chosen but no Winograd error scale");
     DevBuf pk(plan.packed_weight_bytes() + 16), ws(plan.workspace_bytes());

@@ -104,7 +104,7 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
 
 TEST(OneShot, MatchesPlanAndHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  for (Method m : {Method::automatic, Method::general, Method::nhwc3x3, Method::winograd}) {
+  for (Method m : {Method::automatic, Method::general, Method::nhwc3x3, Method::winograd, Method::winograd_fused}) {
     const Conv2dProblem p = make_problem(2, 16, 10, 10, 24, 3, 3, 1, 1);
     std::vector<std::uint16_t> hx(p.x_elems()), hw(p.w_elems());
     for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = detail::float_to_bits(DType::bf16, float(int(i % 7) - 3));
@@ -137,7 +137,7 @@ TEST(OneShot, MatchesPlanAndHostReference) {
     RT_OK(rt::memcpy_d2h(b.data(), dy, b.size() * 2));
     EXPECT_EQ(a, b) << to_string(m);
     // integer data: the direct methods equal the host reference (double accumulation) exactly
-    if (plan.method() != Method::winograd) {
+    if (!is_winograd(plan.method())) {
       const auto h = reference::host_conv2d(p, LayoutKind::nhwc, DType::bf16, hx.data(), hw.data(), {}, DType::bf16);
       for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(std::uint32_t(a[i]), h[i]) << to_string(m) << " at " << i;
     }
@@ -150,7 +150,7 @@ TEST(OneShot, MatchesPlanAndHostReference) {
 TEST(GraphCapture, RunIsCapturableAndReplays) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const Conv2dProblem p = make_problem(1, 64, 16, 16, 64, 3, 3, 1, 1);
-  for (Method m : {Method::cblocked3x3, Method::winograd}) {
+  for (Method m : {Method::cblocked3x3, Method::winograd, Method::winograd_fused}) {
     Conv2dOptions o;
     o.method = m;
     Plan<fp16_t, NCHW> plan;

@@ -36,10 +36,7 @@ std::vector<Config> configs() {
 #endif
   for (const MethodInfo& m : kMethods)
     for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
-      // a layout-bound variant (nhwc3x3, nchw3x3, cblocked3x3) only runs on its layout
-      const Conv2dProblem probe = make_problem(1, 8, 8, 8, 8, m.method == Method::gemm1x1 ? 1 : 3,
-                                               m.method == Method::gemm1x1 ? 1 : 3, 1, 1);
-      if (!m.can_implement(probe, l)) continue;
+      if (!method_runs_on(m.method, l)) continue;  // layout-bound variants (nhwc3x3, nchw3x3, cblocked3x3)
       for (DType t : {DType::f16, DType::bf16})
         for (AtomKind a : atoms) out.push_back({m.method, t, l, a});
     }

@@ -31,7 +31,7 @@ struct Errors {
 };
 
 template <class T>
-void measure(const Conv2dProblem& p, DataKind kind, Errors& out) {
+void measure(const Conv2dProblem& p, DataKind kind, Method method, Errors& out) {
   constexpr DType dt = dtype_of<T>();
   std::mt19937 g(7);
   std::uniform_real_distribution<float> u(0.f, 1.f);
@@ -48,7 +48,7 @@ void measure(const Conv2dProblem& p, DataKind kind, Errors& out) {
   reference::host_conv2d_exact(p, LayoutKind::nhwc, dt, hx.data(), hw.data(), {}, exact);
 
   Conv2dOptions o;
-  o.method = Method::winograd;
+  o.method = method;
   Plan<T, NHWC> plan;
   ASSERT_TRUE((Plan<T, NHWC>::create(plan, p, o).ok()));
   void *dx, *dw, *pk, *ws, *dy, *dn;
@@ -77,16 +77,23 @@ void measure(const Conv2dProblem& p, DataKind kind, Errors& out) {
 template <class T>
 void check_kind(DataKind kind, double multiple) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  for (const Conv2dProblem& p : {make_problem(1, 64, 20, 20, 32, 3, 3, 1, 1), make_problem(2, 256, 9, 13, 16, 3, 3, 1, 1)}) {
+  const Conv2dProblem shapes[2] = {make_problem(1, 64, 20, 20, 32, 3, 3, 1, 1), make_problem(2, 256, 9, 13, 16, 3, 3, 1, 1)};
+  for (int i = 0; i < 4; ++i) {
+    const Method m = i < 2 ? Method::winograd : Method::winograd_fused;  // both variants
+    const Conv2dProblem& p = shapes[i % 2];
     Errors e;
-    measure<T>(p, kind, e);
+    measure<T>(p, kind, m, e);
     EXPECT_EQ(e.nonfinite, 0);
     ASSERT_GT(e.naive_rms, 0.0);
     const double ratio = e.wino_rms / e.naive_rms;
-    ::testing::Test::RecordProperty(std::string(to_string(kind)) + "_C" + std::to_string(p.c) + "_ratio", std::to_string(ratio));
-    EXPECT_LE(ratio, multiple) << describe(p) << " winograd rms " << e.wino_rms << " naive rms " << e.naive_rms;
-    std::printf("[ numerics ] %s %s C=%lld: winograd rms err %.3g, naive %.3g, ratio %.2f (limit %.1f)\n",
-                to_string(dtype_of<T>()), to_string(kind), (long long)p.c, e.wino_rms, e.naive_rms, ratio, multiple);
+    ::testing::Test::RecordProperty(std::string(to_string(m)) + "_" + to_string(kind) + "_C" + std::to_string(p.c) +
+                                        "_ratio",
+                                    std::to_string(ratio));
+    EXPECT_LE(ratio, multiple) << to_string(m) << " " << describe(p) << " winograd rms " << e.wino_rms << " naive rms "
+                               << e.naive_rms;
+    std::printf("[ numerics ] %s %s %s C=%lld: winograd rms err %.3g, naive %.3g, ratio %.2f (limit %.1f)\n",
+                to_string(m), to_string(dtype_of<T>()), to_string(kind), (long long)p.c, e.wino_rms, e.naive_rms,
+                ratio, multiple);
   }
 }
 

@@ -81,7 +81,7 @@ TEST(Router, EmulatedAtomsUseTheRdnaTables) {
 }
 
 TEST(Registry, OneRowPerMethodWithSizes) {
-  EXPECT_EQ(kMethods.size(), 6u);
+  EXPECT_EQ(kMethods.size(), 7u);
   for (const MethodInfo& m : kMethods) {
     EXPECT_EQ(find_method(m.method), &m);
     EXPECT_EQ(find_method(m.name), &m);
@@ -102,6 +102,10 @@ TEST(Registry, OneRowPerMethodWithSizes) {
   EXPECT_EQ(wl.workspace, wl.m_off + 36u * 50 * 70 * 4);
   const auto wn = kernels::winograd_layout(p, LayoutKind::nchw, 32);
   EXPECT_EQ(wn.v_off, std::size_t(kernels::round_up(2 * 64 * 20 * 20 * 2, 256)));  // after the NCHWc repack
+  // the fused variant: the same U, and a workspace without M
+  EXPECT_EQ(find_method(Method::winograd_fused)->packed_weight_bytes(p, ArchFamily::sm80), 36u * 70 * 64 * 2);
+  EXPECT_EQ(find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nhwc, ArchFamily::sm80), wl.m_off);
+  EXPECT_EQ(find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80), wn.m_off);
 }
 
 TEST(ShapeMath, OutputSizes) {

@@ -84,6 +84,84 @@ RDNACONV_DEVICE inline void multiply(float (&acc)[AM][AN][8], const std::uint16_
   }
 }
 
+/// Called after each step's products; the plain GEMM needs none.
+struct NoHook {
+  template <class Acc>
+  RDNACONV_DEVICE void operator()(int, Acc&) const {}
+};
+
+/// The reduction loop of a block: `nsteps` steps of block_k, A and B tiles from the iterators
+/// through shared memory (cp.async multistage for stages >= 3, register-staged double buffer
+/// for 2), products into `acc`; `hook(step, acc)` runs after each step's products (Winograd's
+/// fused variant folds its output transform there).
+template <TileConfig Cfg, class Atom, class AIter, class BIter, int AM, int AN, class Hook>
+RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16_t* smem, float (&acc)[AM][AN][8],
+                                     int wm, int wn, int lane, Hook&& hook) {
+  constexpr int BM = Cfg.block_m, BN = Cfg.block_n, LD = Cfg.lds_row();
+  constexpr int STAGE = (BM + BN) * LD;  // elements per pipeline stage
+  if constexpr (Cfg.async_copy()) {
+    // cp.async multistage: stages-1 tiles in flight. One commit per step (empty ones too), so
+    // "at most stages-2 groups pending" always means "step ks has landed".
+    constexpr int S = Cfg.stages;
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+      if (s < nsteps) {
+        a.step(s);
+        b.step(s);
+        fetch_async(a, smem + s * STAGE, LD);
+        fetch_async(b, smem + s * STAGE + BM * LD, LD);
+      }
+      arch::cp_async_commit();
+    }
+    for (int ks = 0; ks < nsteps; ++ks) {
+      arch::cp_async_wait<S - 2>();
+      __syncthreads();  // step ks visible to all; everyone is done with step ks-1's stage
+      const int next = ks + S - 1;
+      if (next < nsteps) {
+        std::uint16_t* st = smem + (next % S) * STAGE;  // the stage step ks-1 used
+        a.step(next);
+        b.step(next);
+        fetch_async(a, st, LD);
+        fetch_async(b, st + BM * LD, LD);
+      }
+      arch::cp_async_commit();
+      const std::uint16_t* as = smem + (ks % S) * STAGE;
+      multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+      hook(ks, acc);
+    }
+    arch::cp_async_wait<0>();
+  } else {
+    // Register-staged double buffer (RDNA; portable): the next tile's global loads are in
+    // flight while this one multiplies; one barrier per step.
+    std::uint32_t ra[AIter::IT][4], rb[BIter::IT][4];
+    a.step(0);
+    b.step(0);
+    fetch_regs(a, ra);
+    fetch_regs(b, rb);
+    store_regs(a, ra, smem, LD);
+    store_regs(b, rb, smem + BM * LD, LD);
+    __syncthreads();
+    for (int ks = 0; ks < nsteps; ++ks) {
+      const bool more = ks + 1 < nsteps;
+      if (more) {
+        a.step(ks + 1);
+        b.step(ks + 1);
+        fetch_regs(a, ra);
+        fetch_regs(b, rb);
+      }
+      const std::uint16_t* as = smem + (ks & 1) * STAGE;
+      multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+      hook(ks, acc);
+      if (more) {
+        std::uint16_t* st = smem + ((ks + 1) & 1) * STAGE;  // last read before the previous barrier
+        store_regs(a, ra, st, LD);
+        store_regs(b, rb, st + BM * LD, LD);
+      }
+      __syncthreads();
+    }
+  }
+}
+
 }  // namespace engine
 
 /// The engine kernel. AIterTag names the family's A iterator; OutL the output layout (nhwc
@@ -95,8 +173,7 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   using Atom = arch::atom_t<AK, T>;
   using AIter = typename AIterTag::template iter<Tiles>;
   using BIter = DenseIter<Tiles, Cfg.block_n>;
-  constexpr int BM = Cfg.block_m, BN = Cfg.block_n, LD = Cfg.lds_row();
-  constexpr int STAGE = (BM + BN) * LD;  // elements per pipeline stage
+  constexpr int BM = Cfg.block_m, BN = Cfg.block_n;
   constexpr int AM = Cfg.warp_m() / 16, AN = Cfg.warp_n() / 16;
 
   extern __shared__ uint4 smem_words[];
@@ -124,66 +201,7 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
 #pragma unroll
       for (int v = 0; v < 8; ++v) acc[i][j][v] = 0.f;
 
-  const int nsteps = pr.k_total / Cfg.block_k;
-  if constexpr (Cfg.async_copy()) {
-    // cp.async multistage: stages-1 tiles in flight. One commit per step (empty ones too), so
-    // "at most stages-2 groups pending" always means "step ks has landed".
-    constexpr int S = Cfg.stages;
-#pragma unroll
-    for (int s = 0; s < S - 1; ++s) {
-      if (s < nsteps) {
-        a.step(s);
-        b.step(s);
-        engine::fetch_async(a, smem + s * STAGE, LD);
-        engine::fetch_async(b, smem + s * STAGE + BM * LD, LD);
-      }
-      arch::cp_async_commit();
-    }
-    for (int ks = 0; ks < nsteps; ++ks) {
-      arch::cp_async_wait<S - 2>();
-      __syncthreads();  // step ks visible to all; everyone is done with step ks-1's stage
-      const int next = ks + S - 1;
-      if (next < nsteps) {
-        std::uint16_t* st = smem + (next % S) * STAGE;  // the stage step ks-1 used
-        a.step(next);
-        b.step(next);
-        engine::fetch_async(a, st, LD);
-        engine::fetch_async(b, st + BM * LD, LD);
-      }
-      arch::cp_async_commit();
-      const std::uint16_t* as = smem + (ks % S) * STAGE;
-      engine::multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
-    }
-    arch::cp_async_wait<0>();
-  } else {
-    // Register-staged double buffer (RDNA; portable): the next tile's global loads are in
-    // flight while this one multiplies; one barrier per step.
-    std::uint32_t ra[AIter::IT][4], rb[BIter::IT][4];
-    a.step(0);
-    b.step(0);
-    engine::fetch_regs(a, ra);
-    engine::fetch_regs(b, rb);
-    engine::store_regs(a, ra, smem, LD);
-    engine::store_regs(b, rb, smem + BM * LD, LD);
-    __syncthreads();
-    for (int ks = 0; ks < nsteps; ++ks) {
-      const bool more = ks + 1 < nsteps;
-      if (more) {
-        a.step(ks + 1);
-        b.step(ks + 1);
-        engine::fetch_regs(a, ra);
-        engine::fetch_regs(b, rb);
-      }
-      const std::uint16_t* as = smem + (ks & 1) * STAGE;
-      engine::multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
-      if (more) {
-        std::uint16_t* st = smem + ((ks + 1) & 1) * STAGE;  // last read before the previous barrier
-        engine::store_regs(a, ra, st, LD);
-        engine::store_regs(b, rb, st + BM * LD, LD);
-      }
-      __syncthreads();
-    }
-  }
+  engine::mainloop<Cfg, Atom>(a, b, pr.k_total / Cfg.block_k, smem, acc, wm, wn, lane, engine::NoHook{});
 
   // Epilogue straight from the accumulators, through the atom's C map.
   const std::int64_t pq = std::int64_t(pr.p) * pr.q;

@@ -45,6 +45,10 @@ struct ArchTiles {
   TileConfig gemm1x1;   ///< 1x1 filters
   TileConfig conv3x3;   ///< 3x3 NHWC, channel-blocked NCHW, repack-free NCHW
   TileConfig winograd;  ///< the batched GEMM of Winograd F(4x4,3x3)
+  /// Winograd's fused variant: one atom per warp, 2x2 warps. Its lanes hold 8 + 32 + 128 fp32
+  /// accumulators (M, the column-transformed T, the 4x4 outputs Y; winograd_fused.hpp), so the
+  /// warp tile cannot grow; block_k must equal the winograd row's (same U and V layouts).
+  TileConfig winograd_fused;
 };
 
 // RDNA3 (gfx11). One 128x128x32 tile for every family, 8 waves (2 x 4), wave tile 64x32:
@@ -57,14 +61,16 @@ struct ArchTiles {
 //    on RDNA, so two stages with the next tile staged in registers.
 inline constexpr TileConfig kRdna3Tile{
     .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 4, .stages = 2};
-inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdna3Tile};
+inline constexpr TileConfig kRdnaFusedTile{
+    .block_m = 32, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 2};
+inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdnaFusedTile};
 
 // RDNA4 (gfx12): the same tile. Fragments are half the size (no replication: 193 VGPRs,
 // 6 waves/SIMD), but WMMA throughput per clock doubles, so the same 128x128 tile keeps the
 // same bytes per FLOP out of LDS; the VGPRs saved buy occupancy to hide the register-staged
 // global loads.
 inline constexpr TileConfig kRdna4Tile = kRdna3Tile;
-inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdna4Tile};
+inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdnaFusedTile};
 
 // NVIDIA sm_80+ (mma.sync m16n8k16, ldmatrix, cp.async). 128x128x32 with 4 warps (2 x 2) of
 // 64x64: per 16-deep step a warp loads 4 + 4 ldmatrix.x4 for 32 mma.sync, so the shared-memory
@@ -73,7 +79,10 @@ inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdna
 // dynamic shared memory, two blocks per SM (228 KiB per SM on sm_90).
 inline constexpr TileConfig kSm80Tile{
     .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 4};
-inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile, kSm80Tile, kSm80Tile};
+// Fused Winograd: 32x32 blocks of 4 warps, four cp.async stages of 5 KiB.
+inline constexpr TileConfig kSm80FusedTile{
+    .block_m = 32, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 4};
+inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile, kSm80Tile, kSm80Tile, kSm80FusedTile};
 
 // Portable FMA fallback (other AMD targets, NVIDIA sm_70/75): the RDNA3 tile, so that on HIP it
 // is the same instantiation; its speed is not a goal.
@@ -81,6 +90,9 @@ inline constexpr ArchTiles kGenericTiles = kRdna3Tiles;
 
 static_assert(kRdna3Tile.valid(64 * 1024) && kRdna4Tile.valid(64 * 1024));
 static_assert(kSm80Tile.valid(227 * 1024));
+static_assert(kRdnaFusedTile.valid(64 * 1024) && kSm80FusedTile.valid(227 * 1024));
+static_assert(kRdnaFusedTile.block_k == kRdna3Tile.block_k && kSm80FusedTile.block_k == kSm80Tile.block_k,
+              "both Winograd variants share U and V");
 
 constexpr const ArchTiles& arch_tiles(ArchFamily f) {
   switch (f) {
@@ -100,7 +112,7 @@ struct TileTag {
       .block_m = BM, .block_n = BN, .block_k = BK, .warps_m = WM, .warps_n = WN, .stages = ST};
 };
 /// Which row of an ArchTiles table.
-enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd };
+enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd, winograd_fused };
 
 constexpr TileConfig tile_of(ArchFamily f, TileKind k) {
   const ArchTiles& t = arch_tiles(f);
@@ -109,6 +121,7 @@ constexpr TileConfig tile_of(ArchFamily f, TileKind k) {
     case TileKind::gemm1x1: return t.gemm1x1;
     case TileKind::conv3x3: return t.conv3x3;
     case TileKind::winograd: return t.winograd;
+    case TileKind::winograd_fused: return t.winograd_fused;
   }
   return t.general;
 }

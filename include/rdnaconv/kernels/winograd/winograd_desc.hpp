@@ -26,14 +26,14 @@ constexpr std::int64_t winograd_tiles(const Conv2dProblem& p) {
 
 /// Workspace map (byte offsets, each 256-aligned):
 ///   NCHW only: x repacked to NCHWc (cb = block_k), as the channel-blocked 3x3 variant does;
-///   V [36][tiles][c_pad] in T; M [36][tiles][K] in fp32.
+///   V [36][tiles][c_pad] in T; M [36][tiles][K] in fp32 (unfused variant only).
 /// Packed filters U [36][K][c_pad] in T.
 struct WinogradLayout {
   std::int64_t c_pad, tiles, tiles_h, tiles_w;
   std::size_t repack_off, v_off, m_off, workspace;
 };
 
-constexpr WinogradLayout winograd_layout(const Conv2dProblem& p, LayoutKind l, int block_k) {
+constexpr WinogradLayout winograd_layout(const Conv2dProblem& p, LayoutKind l, int block_k, bool with_m = true) {
   WinogradLayout w{};
   w.c_pad = round_up(p.c, block_k);
   w.tiles_h = ceil_div(p.p(), 4);
@@ -43,7 +43,7 @@ constexpr WinogradLayout winograd_layout(const Conv2dProblem& p, LayoutKind l, i
   w.repack_off = 0;
   w.v_off = std::size_t(round_up(std::int64_t(repack), 256));
   w.m_off = w.v_off + std::size_t(round_up(36 * w.tiles * w.c_pad * 2, 256));
-  w.workspace = w.m_off + std::size_t(36 * w.tiles * p.k * 4);
+  w.workspace = with_m ? w.m_off + std::size_t(36 * w.tiles * p.k * 4) : w.m_off;
   return w;
 }
 
@@ -58,6 +58,20 @@ struct WinogradFamily {
   }
   static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
     return winograd_layout(p, l, block_k(f)).workspace;
+  }
+};
+
+/// The fused variant: same eligibility, the same packed U; its workspace has no M.
+struct WinogradFusedFamily {
+  static constexpr Method method = Method::winograd_fused;
+  static constexpr TileKind tile_kind = TileKind::winograd_fused;
+  static constexpr const char* name() { return "winograd_fused"; }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) { return WinogradFamily::can_implement(p, l); }
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+    return WinogradFamily::packed_weight_bytes(p, f);
+  }
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
+    return winograd_layout(p, l, WinogradFamily::block_k(f), false).workspace;
   }
 };
 

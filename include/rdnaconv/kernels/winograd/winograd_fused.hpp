@@ -24,11 +24,12 @@ namespace rdnaconv::kernels {
 
 namespace winograd {
 /// Aᵀ[i][a] for F(4x4, 3x3), points 0, 1, -1, 2, -2, ∞: x_a^i for a < 5; column 5 is (0,0,0,1).
+/// (Selects, not a table: a run-time index into a local array would live in scratch memory.)
 RDNACONV_HD constexpr float at_coef(int i, int a) {
-  constexpr float x[5] = {0.f, 1.f, -1.f, 2.f, -2.f};
   if (a == 5) return i == 3 ? 1.f : 0.f;
+  const float x = a == 0 ? 0.f : a == 1 ? 1.f : a == 2 ? -1.f : a == 3 ? 2.f : -2.f;
   float v = 1.f;
-  for (int e = 0; e < i; ++e) v *= x[a];
+  for (int e = 0; e < i; ++e) v *= x;
   return v;
 }
 
