@@ -25,6 +25,10 @@ struct RouterThresholds {
   std::int64_t winograd_min_tiles;   ///< 4x4 output tiles (N * ceil(P/4) * ceil(Q/4))
   std::int64_t winograd_max_pixels;  ///< N * P * Q
   std::int64_t cblocked_min_k;       ///< NCHW 3x3: channel-blocked (repack) from this K, else nchw3x3
+  /// Winograd-eligible 3x3 with K up to this (and C >= tap_min_c), outside the unfused window:
+  /// the fused variant, whose 32-wide filter tile is not 97% empty for K = 3 as the direct
+  /// kernels' 128-wide one is.
+  std::int64_t fused_max_k;
 };
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
@@ -32,14 +36,15 @@ inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 constexpr RouterThresholds router_thresholds(ArchFamily f) {
   switch (f) {
     case ArchFamily::rdna3:
-    case ArchFamily::rdna4: return {16, 256, 256, kNoLimit, 1024, kNoLimit, 1};
+    case ArchFamily::rdna4: return {16, 256, 256, kNoLimit, 1024, kNoLimit, 1, 32};
     // H200 sweep (docs/ROUTER.md): Winograd won only where the direct grid is small (few output
-    // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured.
-    case ArchFamily::sm80: return {16, 128, 1, 256, 1, 4096, 1};
+    // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
+    // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
+    case ArchFamily::sm80: return {16, 128, 1, 256, 1, 4096, 1, 32};
     case ArchFamily::generic: break;
   }
   // no matrix units: keep to the direct methods
-  return {16, kNoLimit, kNoLimit, kNoLimit, kNoLimit, 0, 1};
+  return {16, kNoLimit, kNoLimit, kNoLimit, kNoLimit, 0, 1, 0};
 }
 
 constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily family) {
@@ -50,6 +55,7 @@ constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily fam
         winograd_tiles(p) >= t.winograd_min_tiles && p.gemm_m() <= t.winograd_max_pixels)
       return Method::winograd;
     if (p.c < t.tap_min_c) return Method::general;
+    if (winograd_eligible(p) && p.k <= t.fused_max_k) return Method::winograd_fused;
     if (layout == LayoutKind::nhwc) return Method::nhwc3x3;
     return p.k >= t.cblocked_min_k ? Method::cblocked3x3 : Method::nchw3x3;
   }

@@ -22,6 +22,14 @@ static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::sm80) == Method::nhwc
 static_assert(route(make_problem(1, 256, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80) ==
               Method::winograd);  // small grid, moderate K: Winograd won the sweep
 static_assert(route(kStem, LayoutKind::nchw, ArchFamily::sm80) == Method::general);
+// the VAE's output conv (C = 128 -> K = 3 at 512²): the fused Winograd beat the direct kernels
+constexpr Conv2dProblem kVaeOut = make_problem(1, 128, 512, 512, 3, 3, 3, 1, 1);
+static_assert(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80) == Method::winograd_fused);
+static_assert(route(kVaeOut, LayoutKind::nchw, ArchFamily::rdna3) == Method::winograd_fused);
+static_assert(route(kVaeOut, LayoutKind::nchw, ArchFamily::generic) == Method::cblocked3x3);
+// the encoder's output conv (C = 512 -> K = 32 at 64²) stays in the unfused window, where it won
+static_assert(route(make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80) ==
+              Method::winograd);
 static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::generic) == Method::nhwc3x3);
 static_assert(kStem.p() == 112 && kStem.q() == 112);
 }  // namespace
