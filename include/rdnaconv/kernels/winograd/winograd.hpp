@@ -94,39 +94,6 @@ struct WinogradParams {
   EpilogueParams epi;
 };
 
-namespace winograd {
-/// The image and 4x4 tile position of Winograd tile t.
-struct TileOrigin {
-  std::int64_t img;
-  int ty, tx;
-};
-RDNACONV_DEVICE inline TileOrigin tile_origin(const WinogradParams& wp, std::int64_t t) {
-  const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
-  TileOrigin o;
-  o.img = t / per_img;
-  const int rem = int(t - o.img * per_img);
-  o.ty = rem / wp.tiles_w;
-  o.tx = rem - o.ty * wp.tiles_w;
-  return o;
-}
-/// Row r of a 4x4 output tile of filter ko: bias, activation, output type, the user's layout;
-/// outputs past P, Q are not written.
-template <LayoutKind OutL>
-RDNACONV_DEVICE inline void store_row(const WinogradParams& wp, const TileOrigin& o, int r, int ko,
-                                      const float (&y)[4], float bias) {
-  const int oh = o.ty * 4 + r;
-  if (oh >= wp.p) return;
-#pragma unroll
-  for (int s = 0; s < 4; ++s) {
-    const int ow = o.tx * 4 + s;
-    if (ow >= wp.q) break;
-    const std::int64_t out = OutL == LayoutKind::nhwc ? ((o.img * wp.p + oh) * std::int64_t(wp.q) + ow) * wp.k + ko
-                                                      : ((o.img * wp.k + ko) * std::int64_t(wp.p) + oh) * wp.q + ow;
-    store_out(wp.epi.y, wp.epi.out_type, out, activate(y[s] + bias, wp.epi.act));
-  }
-}
-}  // namespace winograd
-
 /// V[α][tile][c] = (Bᵀ d B)[α] / 16 (fp16) from the 6x6 patch d of channel c. One thread per
 /// (tile, c), c fastest, so both the patch loads and the 36 stores of a warp are contiguous.
 template <DType T, InLayout IL, int BK>
@@ -138,9 +105,11 @@ __global__ void winograd_input_transform(const RDNACONV_GRID_CONSTANT WinogradPa
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t t = i / wp.c_pad;
     const int ci = int(i - t * wp.c_pad);
-    const winograd::TileOrigin o = winograd::tile_origin(wp, t);
-    const std::int64_t img = o.img;
-    const int ih0 = o.ty * 4 - wp.pad_top, iw0 = o.tx * 4 - wp.pad_left;
+    const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
+    const std::int64_t img = t / per_img;
+    const int rem = int(t - img * per_img);
+    const int ty = rem / wp.tiles_w, tx = rem - ty * wp.tiles_w;
+    const int ih0 = ty * 4 - wp.pad_top, iw0 = tx * 4 - wp.pad_left;
     float d[6][6];
 #pragma unroll
     for (int a = 0; a < 6; ++a)
@@ -201,13 +170,26 @@ __global__ void winograd_output_transform(const RDNACONV_GRID_CONSTANT WinogradP
 #pragma unroll
       for (int r = 0; r < 4; ++r) t1[r][b] = o[r];
     }
-    const winograd::TileOrigin o = winograd::tile_origin(wp, t);
+    const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
+    const std::int64_t img = t / per_img;
+    const int rem = int(t - img * per_img);
+    const int ty = rem / wp.tiles_w, tx = rem - ty * wp.tiles_w;
     const float bias = load_bias(wp.epi.bias, wp.epi.bias_type, ko);
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
       float y[4];
       winograd::at_col(t1[r], y);
-      winograd::store_row<OutL>(wp, o, r, ko, y, bias);
+      const int oh = ty * 4 + r;
+      if (oh >= wp.p) break;
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        const int ow = tx * 4 + s;
+        if (ow >= wp.q) break;
+        const std::int64_t out = OutL == LayoutKind::nhwc
+                                     ? ((img * wp.p + oh) * std::int64_t(wp.q) + ow) * wp.k + ko
+                                     : ((img * wp.k + ko) * std::int64_t(wp.p) + oh) * wp.q + ow;
+        store_out(wp.epi.y, wp.epi.out_type, out, activate(y[s] + bias, wp.epi.act));
+      }
     }
   }
 }

@@ -60,13 +60,17 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   using Atom = arch::atom_t<AK, T>;
   using It = winograd::FusedIter<Tiles, Cfg.block_m>;
   using ItB = winograd::FusedIter<Tiles, Cfg.block_n>;
+  constexpr int BM = Cfg.block_m, BN = Cfg.block_n;
 
   extern __shared__ uint4 smem_words[];
   std::uint16_t* smem = reinterpret_cast<std::uint16_t*>(smem_words);
 
-  const engine::BlockCoords bc = engine::block_coords<Cfg>(n_blocks);
-  const int tid = bc.tid, lane = bc.lane, wm = bc.wm, wn = bc.wn, n_block = bc.n_block;
-  const std::int64_t m_block = bc.m_block;
+  const int tid = int(threadIdx.x);
+  const int lane = tid % 32, warp = tid / 32;
+  const int wm = warp % Cfg.warps_m, wn = warp / Cfg.warps_m;
+  const std::int64_t bid = blockIdx.x;
+  const std::int64_t m_block = (bid / n_blocks) * BM;
+  const int n_block = int(bid % n_blocks) * BN;
   const int nc = wp.c_pad / Cfg.block_k;
 
   It a(wp.v + m_block * wp.c_pad, wp.c_pad, wp.tiles - m_block, tid, wp.tiles * wp.c_pad, nc);
@@ -118,17 +122,29 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   engine::mainloop<Cfg, Atom>(a, b, 36 * nc, smem, m, wm, wn, lane, fold);
 
   // epilogue: each lane owns 8 (tile, filter) pairs through the atom's C map, 16 outputs each
+  const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
 #pragma unroll
   for (int v = 0; v < 8; ++v) {
     const std::int64_t tile = m_block + wm * 16 + Atom::c_row(lane, v);
     const int ko = n_block + wn * 16 + Atom::c_col(lane, v);
     if (tile >= wp.tiles || ko >= wp.k) continue;
-    const winograd::TileOrigin o = winograd::tile_origin(wp, tile);
+    const std::int64_t img = tile / per_img;
+    const int rem = int(tile - img * per_img);
+    const int ty = rem / wp.tiles_w, tx = rem - ty * wp.tiles_w;
     const float bias = load_bias(wp.epi.bias, wp.epi.bias_type, ko);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const float row[4] = {y[i][0][v], y[i][1][v], y[i][2][v], y[i][3][v]};
-      winograd::store_row<OutL>(wp, o, i, ko, row, bias);
+      const int oh = ty * 4 + i;
+      if (oh >= wp.p) break;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int ow = tx * 4 + j;
+        if (ow >= wp.q) break;
+        const std::int64_t out = OutL == LayoutKind::nhwc
+                                     ? ((img * wp.p + oh) * std::int64_t(wp.q) + ow) * wp.k + ko
+                                     : ((img * wp.k + ko) * std::int64_t(wp.p) + oh) * wp.q + ow;
+        store_out(wp.epi.y, wp.epi.out_type, out, activate(y[i][j][v] + bias, wp.epi.act));
+      }
     }
   }
 }
