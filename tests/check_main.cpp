@@ -3,6 +3,11 @@
 ///   rdnaconv_check --mode edge|random|stability|activations|models|all --dtype fp16|bf16|all
 ///                  --layout nchw|nhwc|both --method NAME|router|all [--atom native|gfx11|gfx12]
 ///                  [--count N] [--seed S] [--sample N] [--variants N]
+///   rdnaconv_check --mode fuzz --seed S --count N [--atom native|gfx11|gfx12|all] [--seconds T]
+///                  [--dtype ...] [--layout ...] [--method ...]
+/// fuzz: the property test (common/fuzz.hpp): N runs per method (a run: one random problem on
+/// one atom, random epilogue and data) against the float64 host reference; failing cases are
+/// shrunk and printed as edge-list entries.
 /// --variants N runs only the first N epilogue variants per case (the epilogue never touches
 /// shared memory, so a race check needs one).
 /// Prints one row per (method, dtype, layout) with its pass/fail/skip counts, a coverage banner
@@ -17,6 +22,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/fuzz.hpp"
 
 using namespace rdnaconv;
 using namespace rdnaconv::testing;
@@ -24,8 +30,9 @@ using namespace rdnaconv::testing;
 namespace {
 
 struct Args {
-  std::string mode = "all", dtype = "all", layout = "both", method = "all", atom = "native";
-  int count = 200;
+  std::string mode = "all", dtype = "all", layout = "both", method = "all", atom;  // atom: native (fuzz: all)
+  int count = -1;  // per mode: 200 random shapes per method; fuzz: 1000 runs per method
+  double seconds = 0;
   int variants = 0;  // 0: every epilogue variant of the mode; N: the first N (race checks)
   unsigned seed = 20261202u;
   std::int64_t sample = std::int64_t(1) << 18;
@@ -35,7 +42,8 @@ int usage(const char* why) {
   std::fprintf(stderr,
                "rdnaconv_check: %s\nusage: rdnaconv_check --mode edge|random|stability|activations|models|all "
                "--dtype fp16|bf16|all --layout nchw|nhwc|both --method NAME|router|all [--atom native|gfx11|gfx12] "
-               "[--count N] [--seed S] [--sample N] [--variants N]\n",
+               "[--count N] [--seed S] [--sample N] [--variants N]\n"
+               "       rdnaconv_check --mode fuzz --seed S --count N [--atom native|gfx11|gfx12|all] [--seconds T]\n",
                why);
   return 2;
 }
@@ -47,6 +55,45 @@ struct Tally {
 };
 
 const char* name_of(Method m) { return m == Method::automatic ? "router" : to_string(m); }
+
+int run_fuzz(const Args& a, const std::vector<DType>& types, const std::vector<LayoutKind>& layouts,
+             const std::vector<Method>& methods) {
+  FuzzOptions o;
+  o.seed = a.seed;
+  o.count = a.count > 0 ? a.count : 1000;
+  o.types = types;
+  o.layouts = layouts;
+  o.methods = methods;
+  if (a.atom == "native") o.atoms = {AtomKind::native};
+  else if (a.atom == "gfx11") o.atoms = {AtomKind::gfx11};
+  else if (a.atom == "gfx12") o.atoms = {AtomKind::gfx12};
+  o.max_seconds = a.seconds;
+  o.log = [](const std::string& s) {
+    std::printf("%s\n", s.c_str());
+    std::fflush(stdout);
+  };
+  std::printf("rdnaconv_check fuzz: seed %u, %lld runs per method, atoms %s%s\n", a.seed, (long long)o.count,
+              a.atom == "all" ? "native, gfx11, gfx12 (where built)" : a.atom.c_str(),
+              a.seconds > 0 ? (", at most " + std::to_string(int(a.seconds)) + " s").c_str() : "");
+  const auto t0 = std::chrono::steady_clock::now();
+  const FuzzReport r = fuzz(o);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("\n%-16s %10s\n", "method", "runs");
+  std::int64_t total = 0;
+  for (const auto& [m, n] : r.runs) {
+    std::printf("%-16s %10lld\n", name_of(m), (long long)n);
+    total += n;
+  }
+  std::printf("%lld problems, %lld runs, %lld outputs compared, worst err/bound of passing outputs %.3g, %.1f s%s\n",
+              (long long)r.cases, (long long)total, (long long)r.outputs, r.worst_ratio, secs,
+              r.stopped_early ? " (stopped early: time or failure limit)" : "");
+  for (const FuzzFailure& f : r.failures)
+    std::printf("FAIL %s\n  minimal: %s\n  %s\n  edge entry: %s\n", fuzz_describe(f.original).c_str(),
+                fuzz_describe(f.minimal).c_str(), f.detail.c_str(), f.edge_entry.c_str());
+  const std::int64_t failed = std::int64_t(r.failures.size());
+  std::printf("%lld passed, %lld failed, 0 skipped\n", (long long)(total - failed), (long long)failed);
+  return failed == 0 ? 0 : 1;
+}
 
 }  // namespace
 
@@ -65,12 +112,15 @@ int main(int argc, char** argv) {
     else if (k == "--variants") a.variants = std::atoi(v.c_str());
     else if (k == "--seed") a.seed = unsigned(std::strtoul(v.c_str(), nullptr, 10));
     else if (k == "--sample") a.sample = std::atoll(v.c_str());
+    else if (k == "--seconds") a.seconds = std::atof(v.c_str());
     else return usage(("unknown option " + k).c_str());
   }
+  if (a.mode != "fuzz" && a.count < 0) a.count = 200;
+  if (a.atom.empty()) a.atom = a.mode == "fuzz" ? "all" : "native";
   const std::vector<std::string> modes_all = {"edge", "random", "stability", "activations", "models"};
   std::vector<std::string> modes;
   if (a.mode == "all") modes = modes_all;
-  else if (std::find(modes_all.begin(), modes_all.end(), a.mode) != modes_all.end()) modes = {a.mode};
+  else if (a.mode == "fuzz" || std::find(modes_all.begin(), modes_all.end(), a.mode) != modes_all.end()) modes = {a.mode};
   else return usage("bad --mode");
   std::vector<DType> types;
   if (a.dtype == "fp16" || a.dtype == "all") types.push_back(DType::f16);
@@ -91,7 +141,15 @@ int main(int argc, char** argv) {
   } else {
     return usage("bad --method");
   }
-  AtomKind atom;
+  AtomKind atom = AtomKind::native;
+  if (a.mode == "fuzz") {
+    if (a.atom != "all" && a.atom != "native" && a.atom != "gfx11" && a.atom != "gfx12") return usage("bad --atom");
+    if (!have_gpu()) {
+      std::printf("rdnaconv_check: no GPU\n0 passed, 0 failed, 1 skipped\n");
+      return 77;
+    }
+    return run_fuzz(a, types, layouts, a.method == "all" ? std::vector<Method>{} : methods);
+  }
   if (a.atom == "native") atom = AtomKind::native;
   else if (a.atom == "gfx11") atom = AtomKind::gfx11;
   else if (a.atom == "gfx12") atom = AtomKind::gfx12;

@@ -28,6 +28,8 @@ struct MethodInfo {
   ToleranceClass tolerance;
   kernels::TileKind tile_kind;
   bool (*can_implement)(const Conv2dProblem&, LayoutKind);
+  /// Reads x in 16-byte vectors on this layout: the plan then needs Conv2dOptions::x_align >= 16.
+  bool (*reads_x_vectors)(LayoutKind);
   std::size_t (*packed_weight_bytes)(const Conv2dProblem&, ArchFamily);
   std::size_t (*workspace_bytes)(const Conv2dProblem&, LayoutKind, ArchFamily);
 };
@@ -36,6 +38,7 @@ namespace detail {
 template <class F>
 constexpr MethodInfo method_row(ToleranceClass t) {
   return {F::method, F::name(), t, F::tile_kind, [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
+          [](LayoutKind l) { return F::reads_x_vectors(l); },
           [](const Conv2dProblem& p, ArchFamily f) { return F::packed_weight_bytes(p, f); },
           [](const Conv2dProblem& p, LayoutKind l, ArchFamily f) { return F::workspace_bytes(p, l, f); }};
 }
@@ -67,9 +70,13 @@ constexpr const MethodInfo* find_method(const char* name) {
   return nullptr;
 }
 
-constexpr bool can_implement(Method m, const Conv2dProblem& p, LayoutKind l) {
+/// The one place that decides whether a method runs a problem: its shape rule and, for methods
+/// that read x in 16-byte vectors, the alignment the caller promises for x (x_align bytes,
+/// Conv2dOptions::x_align). A plan runs exactly the method this accepts; nothing downstream
+/// swaps kernels.
+constexpr bool can_implement(Method m, const Conv2dProblem& p, LayoutKind l, int x_align = 16) {
   const MethodInfo* i = find_method(m);
-  return i != nullptr && i->can_implement(p, l);
+  return i != nullptr && i->can_implement(p, l) && (x_align >= 16 || !i->reads_x_vectors(l));
 }
 
 }  // namespace rdnaconv

@@ -96,6 +96,9 @@ class Plan {
   }
 
   const PlanDesc& desc() const { return desc_; }
+  /// What run() launches: method, kernels, tile, atom, workspace and packed bytes, and why the
+  /// router chose it (plan_desc.hpp, describe_plan). Empty before create().
+  std::string describe() const { return ready_ ? describe_plan(desc_) : std::string(); }
   Method method() const { return desc_.method; }
   std::size_t workspace_bytes() const { return desc_.workspace_bytes; }
   std::size_t packed_weight_bytes() const { return desc_.packed_weight_bytes; }
@@ -129,6 +132,7 @@ class Plan {
     if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
     const RunBuffers b{x, packed_w, bias, y, workspace, workspace_bytes};
     if (Status s = validate_buffers(b, desc_.options, kT, desc_.workspace_bytes); !s) return s;
+    if (Status s = check_x_alignment(x); !s) return s;
     EpilogueParams e;
     e.bias = desc_.options.has_bias ? bias : nullptr;
     e.bias_type = desc_.options.bias_type;
@@ -141,6 +145,21 @@ class Plan {
   }
 
  private:
+  /// The alignment contract (Conv2dOptions::x_align): a method that reads x in 16-byte vectors
+  /// is planned only for x_align = 16, and then an x off that alignment is refused, not sent to
+  /// another kernel behind the plan's back.
+  Status check_x_alignment(const T* x) const {
+    const MethodInfo* mi = find_method(desc_.method);
+    const auto a = reinterpret_cast<std::uintptr_t>(x);
+    if (a % std::uintptr_t(desc_.options.x_align) != 0)
+      return {StatusCode::misaligned, "rdnaconv: x is not aligned to Conv2dOptions::x_align = " +
+                                          std::to_string(desc_.options.x_align) + " bytes"};
+    if (mi && mi->reads_x_vectors(kL) && a % 16 != 0)
+      return {StatusCode::misaligned, std::string("rdnaconv: ") + to_string(desc_.method) +
+                                          " reads x in 16-byte vectors and x is not 16-byte aligned"};
+    return Status::success();
+  }
+
   struct Run {
     const std::uint16_t* x;
     const std::uint16_t* packed;
@@ -189,21 +208,16 @@ class Plan {
   }
 
   /// Direct families: one engine launch over the input (or its repack `a_src`). The NHWC tap
-  /// iterators read 16-byte vectors only; where x cannot be read that way (C % 8 != 0 or x not
-  /// 16-byte aligned) the general kernel runs instead, on the same packed weights (its iterator
-  /// decodes any c_pad that is a multiple of 8).
+  /// iterators read 16-byte vectors only, which can_implement (C % 8 == 0) and the alignment
+  /// contract (check_x_alignment) guarantee; the general kernel reads vectors where it can.
   template <ArchFamily F, kernels::TileKind K, class IterTag>
   Status run_direct(const Run& r, const std::uint16_t* a_src) const {
     using namespace kernels;
-    static_assert(tile_of(F, TileKind::general).block_k == tile_of(F, K).block_k,
-                  "the general fallback must step the reduction like the tap kernels");
     ConvGemmParams g = make_conv_params(desc_.problem, reduction_layout());
     g.x = a_src;
     g.wpk = r.packed;
     g.epi = r.epi;
     g.vec_x = kL == LayoutKind::nhwc && desc_.problem.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
-    if constexpr (kL == LayoutKind::nhwc && !std::is_same_v<IterTag, GeneralIterTag<kL>>)
-      if (!g.vec_x) return launch_engine<F, TileKind::general, GeneralIterTag<kL>, kL>(g, 1, r.stream);
     return launch_engine<F, K, IterTag, kL>(g, 1, r.stream);
   }
 

@@ -35,6 +35,7 @@ struct PlanDesc {
   ArchFamily tiles = ArchFamily::generic;  ///< tile table in use (tile_family)
   Method routed = Method::general;  ///< what the router asked for
   Method method = Method::general;  ///< what runs (routed, or general where routed can't)
+  std::string reason;               ///< why this method: forced, or the router's rule (and any fallback)
   std::size_t workspace_bytes = 0;
   std::size_t packed_weight_bytes = 0;
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
@@ -60,14 +61,23 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
   d.atom = atom;
   d.tiles = tile_family(atom, dev.family);
   if (o.method != Method::automatic) {
-    if (!can_implement(o.method, p, layout))
+    if (!can_implement(o.method, p, layout, o.x_align))
       return {StatusCode::method_not_applicable,
               std::string("rdnaconv: forced method ") + to_string(o.method) + " cannot implement " +
-                  detail::describe(p) + " " + to_string(layout)};
+                  detail::describe(p) + " " + to_string(layout) +
+                  (can_implement(o.method, p, layout) ? " with x aligned to " + std::to_string(o.x_align) + " bytes" : "")};
     d.routed = d.method = o.method;
+    d.reason = "forced by Conv2dOptions::method";
   } else {
-    d.routed = route(p, layout, d.tiles);
-    d.method = can_implement(d.routed, p, layout) ? d.routed : Method::general;
+    const Routed r = route_explained(p, layout, d.tiles, dtype);
+    d.routed = r.method;
+    d.reason = std::string("router (") + to_string(d.tiles) + "): " + r.rule;
+    d.method = r.method;
+    if (!can_implement(r.method, p, layout, o.x_align)) {
+      d.method = Method::general;
+      d.reason += std::string("; ") + to_string(r.method) + " cannot implement it" +
+                  (can_implement(r.method, p, layout) ? " (x_align < 16)" : "") + ", so general";
+    }
   }
   const MethodInfo* mi = find_method(d.method);
   // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
@@ -80,6 +90,42 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
   d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
   out = d;
   return Status::success();
+}
+
+/// The kernels a plan launches, in order (names as in the source), for describe().
+inline std::string plan_kernels(const PlanDesc& d) {
+  const bool nchw = d.layout == LayoutKind::nchw;
+  const std::string gemm = "conv_gemm<";
+  switch (d.method) {
+    case Method::general: return gemm + "GeneralIter " + to_string(d.layout) + ">";
+    case Method::gemm1x1: return gemm + "TapIter " + (nchw ? "nchw" : "nhwc") + " 1x1>";
+    case Method::nhwc3x3: return gemm + "TapIter nhwc 3x3>";
+    case Method::nchw3x3: return gemm + "TapIter nchw 3x3>";
+    case Method::cblocked3x3: return "repack_nchwc, " + gemm + "TapIter nchwc 3x3>";
+    case Method::winograd:
+      return std::string(nchw ? "repack_nchwc, " : "") + "winograd_input_transform, " + gemm +
+             "WinogradIter> x36 batches, winograd_output_transform";
+    case Method::winograd_fused:
+      return std::string(nchw ? "repack_nchwc, " : "") + "winograd_input_transform, winograd_fused";
+    case Method::automatic: break;
+  }
+  return "?";
+}
+
+/// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
+inline std::string describe_plan(const PlanDesc& d) {
+  const MethodInfo* mi = find_method(d.method);
+  const kernels::TileConfig t = kernels::tile_of(d.tiles, mi ? mi->tile_kind : kernels::TileKind::general);
+  std::string s = std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
+  s += " tile=" + std::to_string(t.block_m) + "x" + std::to_string(t.block_n) + "x" + std::to_string(t.block_k) +
+       " warps=" + std::to_string(t.warps_m) + "x" + std::to_string(t.warps_n) + " stages=" +
+       std::to_string(t.stages) + (t.async_copy() ? " (cp.async)" : " (register-staged)");
+  s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
+  s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) + " out=" + to_string(d.out_type());
+  s += " workspace=" + std::to_string(d.workspace_bytes) + "B packed=" + std::to_string(d.packed_weight_bytes) + "B";
+  s += " problem: " + detail::describe(d.problem);
+  s += " reason: " + d.reason;
+  return s;
 }
 
 }  // namespace rdnaconv

@@ -47,19 +47,41 @@ constexpr RouterThresholds router_thresholds(ArchFamily f) {
   return {16, kNoLimit, kNoLimit, kNoLimit, kNoLimit, 0, 1, 0};
 }
 
-constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily family) {
+/// The router's answer and the rule that gave it (Plan::describe() reports it).
+struct Routed {
+  Method method;
+  const char* rule;
+};
+
+/// Winograd F(4x4, 3x3) stores its transformed operands in the input type. With bf16's 8-bit
+/// significand the transforms' error amplification (up to 64x at a tile's far corner) makes
+/// errors of the order of the outputs themselves (measured: 0.025 on outputs of 0.05, C = 16;
+/// kernels/winograd/README.md), so the router never picks it for bf16; fp16 (11 bits, V
+/// scaled into range) is 8x more precise. A forced method still runs Winograd on bf16.
+constexpr bool winograd_precise_enough(DType t) { return t == DType::f16; }
+
+constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, ArchFamily family,
+                                 DType dtype = DType::f16) {
   const RouterThresholds t = router_thresholds(family);
-  if (p.r == 1 && p.s == 1) return p.c >= t.tap_min_c ? Method::gemm1x1 : Method::general;
+  if (p.r == 1 && p.s == 1)
+    return p.c >= t.tap_min_c ? Routed{Method::gemm1x1, "1x1, C >= tap_min_c"}
+                              : Routed{Method::general, "1x1, C < tap_min_c (thin reduction)"};
   if (p.r == 3 && p.s == 3) {
-    if (winograd_eligible(p) && p.c >= t.winograd_min_c && p.k >= t.winograd_min_k && p.k <= t.winograd_max_k &&
+    const bool wino = winograd_eligible(p) && winograd_precise_enough(dtype);
+    if (wino && p.c >= t.winograd_min_c && p.k >= t.winograd_min_k && p.k <= t.winograd_max_k &&
         winograd_tiles(p) >= t.winograd_min_tiles && p.gemm_m() <= t.winograd_max_pixels)
-      return Method::winograd;
-    if (p.c < t.tap_min_c) return Method::general;
-    if (winograd_eligible(p) && p.k <= t.fused_max_k) return Method::winograd_fused;
-    if (layout == LayoutKind::nhwc) return Method::nhwc3x3;
-    return p.k >= t.cblocked_min_k ? Method::cblocked3x3 : Method::nchw3x3;
+      return {Method::winograd, "3x3 s1, fp16, C/K/tiles/pixels inside the Winograd window"};
+    if (p.c < t.tap_min_c) return {Method::general, "3x3, C < tap_min_c (thin reduction)"};
+    if (wino && p.k <= t.fused_max_k) return {Method::winograd_fused, "3x3 s1, fp16, K <= fused_max_k"};
+    if (layout == LayoutKind::nhwc) return {Method::nhwc3x3, "3x3 NHWC"};
+    return p.k >= t.cblocked_min_k ? Routed{Method::cblocked3x3, "3x3 NCHW, K >= cblocked_min_k"}
+                                   : Routed{Method::nchw3x3, "3x3 NCHW, K < cblocked_min_k"};
   }
-  return Method::general;
+  return {Method::general, "R x S other than 1x1 and 3x3"};
+}
+
+constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily family, DType dtype = DType::f16) {
+  return route_explained(p, layout, family, dtype).method;
 }
 
 }  // namespace rdnaconv

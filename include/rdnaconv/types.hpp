@@ -58,6 +58,7 @@ enum class StatusCode : std::uint8_t {
   method_not_applicable,
   misaligned,
   runtime_error,
+  invalid_option,  ///< an option outside its enumeration (Conv2dOptions)
 };
 
 /// Result of every call that can fail. Carries a human-readable message.
@@ -138,6 +139,7 @@ constexpr const char* to_string(StatusCode c) {
     case StatusCode::method_not_applicable: return "method_not_applicable";
     case StatusCode::misaligned: return "misaligned";
     case StatusCode::runtime_error: return "runtime_error";
+    case StatusCode::invalid_option: return "invalid_option";
   }
   return "?";
 }

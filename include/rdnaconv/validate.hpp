@@ -19,6 +19,11 @@ struct Conv2dOptions {
   Activation activation = Activation::none;
   DType out_type = DType::same;   ///< f16, bf16, f32, or same as the input
   Method method = Method::automatic;  ///< force a method (tests, benchmarks)
+  /// The alignment in bytes (2, 4, 8 or 16) that every x passed to run() will have. 16 (the
+  /// default; cudaMalloc/hipMalloc give 256): methods that read x in 16-byte vectors may run,
+  /// and run() refuses a less aligned x. Below 16 (views at odd element offsets) the plan picks
+  /// among the methods that gather x.
+  int x_align = 16;
 };
 
 namespace detail {
@@ -70,7 +75,53 @@ inline Status validate_problem(const Conv2dProblem& p) {
   return Status::success();
 }
 
+/// Every field of the options inside its enumeration: a value cast from an out-of-range integer
+/// is refused with invalid_option (the method: a registry method or automatic; checked by the
+/// plan against the registry).
+inline Status validate_options(const Conv2dOptions& o) {
+  const auto bad = [](const char* field, unsigned v) {
+    return Status{StatusCode::invalid_option,
+                  std::string("rdnaconv: Conv2dOptions::") + field + " has no enumerator " + std::to_string(v)};
+  };
+  switch (o.activation) {
+    case Activation::none:
+    case Activation::relu:
+    case Activation::relu6:
+    case Activation::gelu: break;
+    default: return bad("activation", unsigned(o.activation));
+  }
+  switch (o.bias_type) {
+    case DType::f16:
+    case DType::bf16:
+    case DType::f32: break;
+    default: return bad("bias_type", unsigned(o.bias_type));
+  }
+  switch (o.out_type) {
+    case DType::f16:
+    case DType::bf16:
+    case DType::f32:
+    case DType::same: break;
+    default: return bad("out_type", unsigned(o.out_type));
+  }
+  if (o.x_align != 2 && o.x_align != 4 && o.x_align != 8 && o.x_align != 16)
+    return {StatusCode::invalid_option,
+            "rdnaconv: Conv2dOptions::x_align must be 2, 4, 8 or 16, not " + std::to_string(o.x_align)};
+  switch (o.method) {
+    case Method::automatic:
+    case Method::general:
+    case Method::gemm1x1:
+    case Method::cblocked3x3:
+    case Method::nhwc3x3:
+    case Method::nchw3x3:
+    case Method::winograd:
+    case Method::winograd_fused: break;
+    default: return bad("method", unsigned(o.method));
+  }
+  return Status::success();
+}
+
 inline Status validate_types(DType in, const Conv2dOptions& o) {
+  if (Status s = validate_options(o); !s) return s;
   if (in != DType::f16 && in != DType::bf16)
     return {StatusCode::unsupported_type, "rdnaconv: input type must be fp16 or bf16"};
   if (o.out_type != DType::same && o.out_type != DType::f16 && o.out_type != DType::bf16 &&

@@ -24,6 +24,16 @@ inline Conv2dProblem with_pads(Conv2dProblem p, int t, int b, int l, int r) {
   return p;
 }
 
+/// Every field of a problem, per axis (the fuzz harness prints its minimal cases with this).
+inline Conv2dProblem full_problem(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k,
+                                  std::int64_t r, std::int64_t s, std::int64_t stride_h, std::int64_t stride_w,
+                                  std::int64_t dil_h, std::int64_t dil_w, std::int64_t pad_top, std::int64_t pad_bottom,
+                                  std::int64_t pad_left, std::int64_t pad_right) {
+  Conv2dProblem p = make_problem(n, c, h, w, k, r, s);
+  p.stride_h = stride_h; p.stride_w = stride_w; p.dil_h = dil_h; p.dil_w = dil_w;
+  return with_pads(p, int(pad_top), int(pad_bottom), int(pad_left), int(pad_right));
+}
+
 /// Each case says what it exercises; a method runs the cases it can implement.
 inline std::vector<Case> edge_cases() {
   return {
@@ -44,6 +54,7 @@ inline std::vector<Case> edge_cases() {
       {"long reduction C=256", make_problem(1, 256, 8, 8, 64, 3, 3, 1, 1)},
       {"Winograd minimum C=4, P, Q not multiples of 4", make_problem(2, 4, 13, 11, 9, 3, 3, 1, 1)},
       {"Winograd pad 0 (P = H-2), asymmetric", with_pads(make_problem(1, 24, 11, 14, 17, 3, 3, 1, 0), 0, 2, 1, 0)},
+      {"pad 4 on a 3x3 image: Winograd tiles of pure padding (issue 12)", make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)},
       {"asymmetric rectangular filter", with_pads(make_problem(1, 9, 10, 12, 17, 2, 5, 1, 0), 1, 0, 2, 1)},
   };
 }

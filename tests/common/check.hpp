@@ -44,9 +44,29 @@ using CheckFn = std::vector<Outcome> (*)(const CheckRequest&);
 /// bitwise identical outputs.
 using StabilityFn = Outcome (*)(const CheckRequest&);
 
+/// One run through the public plan API on caller-made device buffers (the fuzz harness,
+/// common/fuzz.hpp): plan, prepack into `packed`, run, synchronise. `packed` and `workspace`
+/// are grown as needed and owned by the caller (freed with rt::free). `ran` gets the method
+/// the plan names.
+struct PlanRun {
+  Conv2dProblem p;
+  Conv2dOptions o;
+  const void* x = nullptr;
+  const void* w = nullptr;
+  const void* bias = nullptr;
+  void* y = nullptr;
+  void** packed = nullptr;
+  std::size_t* packed_cap = nullptr;
+  void** workspace = nullptr;
+  std::size_t* workspace_cap = nullptr;
+  Method ran = Method::automatic;
+};
+using PlanRunFn = Status (*)(PlanRun&);
+
 struct CheckEntry {
   CheckFn check = nullptr;
   StabilityFn stability = nullptr;
+  PlanRunFn plan_run = nullptr;
 };
 /// nullptr members where that configuration is not built (emulated atoms on HIP builds).
 CheckEntry check_entry(DType t, LayoutKind l, AtomKind a);

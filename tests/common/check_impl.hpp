@@ -403,6 +403,34 @@ class Checker {
   DeviceReducer reducer_;
 };
 
+/// Grows a caller-owned device buffer to at least `need` bytes (contents not kept).
+inline Status grow(void** p, std::size_t* cap, std::size_t need) {
+  if (need <= *cap && (*p != nullptr || need == 0)) return Status::success();
+  if (*p) (void)rt::free(*p);
+  *p = nullptr;
+  *cap = 0;
+  if (rt::error_t e = rt::malloc(p, need + 256); e != rt::success) {
+    *p = nullptr;
+    return {StatusCode::runtime_error, "allocation: " + rt_error(e)};
+  }
+  *cap = need;
+  return Status::success();
+}
+
+template <class T, class L, AtomKind A>
+Status plan_run(PlanRun& r) {
+  Plan<T, L, A> plan;
+  if (Status s = Plan<T, L, A>::create(plan, r.p, r.o); !s) return s;
+  r.ran = plan.method();
+  if (Status s = grow(r.packed, r.packed_cap, plan.packed_weight_bytes()); !s) return s;
+  if (Status s = grow(r.workspace, r.workspace_cap, plan.workspace_bytes()); !s) return s;
+  if (Status s = plan.prepack(static_cast<const T*>(r.w), *r.packed); !s) return s;
+  if (Status s = plan.run(static_cast<const T*>(r.x), *r.packed, r.bias, r.y, *r.workspace, plan.workspace_bytes()); !s)
+    return s;
+  if (rt::error_t e = rt::synchronize(); e != rt::success) return {StatusCode::runtime_error, "kernel: " + rt_error(e)};
+  return Status::success();
+}
+
 template <class T, class L, AtomKind A>
 std::vector<Outcome> check_case(const CheckRequest& rq) {
   return Checker<T, L, A>(rq).run();

@@ -65,11 +65,25 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
   bad_bias.bias_type = DType::bf16;  // neither fp32 nor the input type fp16
   Conv2dOptions forced;
   forced.method = Method::gemm1x1;  // cannot implement a 3x3
+  // every option field outside its enumeration
+  Conv2dOptions bad_act;
+  bad_act.activation = Activation(9);
+  Conv2dOptions bad_bias_enum;
+  bad_bias_enum.has_bias = true;
+  bad_bias_enum.bias_type = DType(200);
+  Conv2dOptions bad_bias_unused;
+  bad_bias_unused.bias_type = DType(5);  // refused even without a bias: not a type at all
+  Conv2dOptions bad_method;
+  bad_method.method = Method(42);
   const Bad cases[] = {
       {"zero channels", zero, {}, StatusCode::invalid_size},
       {"negative height", negative, {}, StatusCode::invalid_size},
       {"padding empties the output", empty, {}, StatusCode::empty_output},
-      {"unsupported output type", good, bad_out, StatusCode::unsupported_type},
+      {"output type outside the enum", good, bad_out, StatusCode::invalid_option},
+      {"activation outside the enum", good, bad_act, StatusCode::invalid_option},
+      {"bias type outside the enum", good, bad_bias_enum, StatusCode::invalid_option},
+      {"bias type outside the enum, no bias", good, bad_bias_unused, StatusCode::invalid_option},
+      {"method outside the enum", good, bad_method, StatusCode::invalid_option},
       {"bias type", good, bad_bias, StatusCode::unsupported_type},
       {"forced method cannot implement", good, forced, StatusCode::method_not_applicable},
   };

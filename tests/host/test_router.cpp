@@ -7,6 +7,7 @@
 #include "rdnaconv/router.hpp"
 
 using namespace rdnaconv;
+using detail::describe;
 
 namespace {
 constexpr Conv2dProblem kRes1x1 = make_problem(32, 256, 56, 56, 64, 1, 1);
@@ -64,10 +65,58 @@ TEST(Router, PlanRunsWhatTheRouterPicks) {
     for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc}) {
       PlanDesc d;
       ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, l, {}, dev).ok());
-      EXPECT_EQ(d.routed, route(p, l, ArchFamily::sm80));
+      EXPECT_EQ(d.routed, route(p, l, ArchFamily::sm80, DType::bf16));
       EXPECT_EQ(d.method, d.routed);
       EXPECT_TRUE(can_implement(d.method, p, l));
     }
+}
+
+TEST(Router, NeverWinogradForBf16) {
+  // bf16's 8-bit significand: Winograd's error amplification gives errors of the order of the
+  // outputs (kernels/winograd/README.md); fp16 keeps the measured Winograd windows
+  for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4, ArchFamily::sm80, ArchFamily::generic})
+    for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc})
+      for (const Conv2dProblem& p : {kVae3x3, kVaeOut, make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1),
+                                     make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)})
+        EXPECT_FALSE(is_winograd(route(p, l, f, DType::bf16))) << to_string(f) << " " << describe(p);
+  EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80, DType::f16), Method::winograd_fused);
+  EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80, DType::bf16), Method::nhwc3x3);
+}
+
+TEST(Router, PlanNamesWhatRunsAndWhy) {
+  const DeviceInfo dev = make_device_info(false, 90, 32);
+  PlanDesc d;
+  // C % 8 != 0 on NHWC: the vector-reading 3x3 kernel cannot implement it; the plan says general
+  const Conv2dProblem odd_c = make_problem(1, 20, 13, 17, 33, 3, 3, 1, 1);
+  ASSERT_TRUE(make_plan_desc(d, odd_c, DType::f16, LayoutKind::nhwc, {}, dev).ok());
+  EXPECT_FALSE(can_implement(Method::nhwc3x3, odd_c, LayoutKind::nhwc));
+  EXPECT_EQ(d.method, Method::general);
+  const std::string text = describe_plan(d);
+  EXPECT_NE(text.find("method=general"), std::string::npos) << text;
+  EXPECT_NE(text.find("nhwc3x3 cannot implement"), std::string::npos) << text;
+  EXPECT_NE(text.find("tile=128x128x32"), std::string::npos) << text;
+  // forcing it is refused, with the reason
+  Conv2dOptions o;
+  o.method = Method::nhwc3x3;
+  EXPECT_EQ(make_plan_desc(d, odd_c, DType::f16, LayoutKind::nhwc, o, dev).code(), StatusCode::method_not_applicable);
+  EXPECT_EQ(make_plan_desc(d, odd_c, DType::f16, LayoutKind::nchw, {}, dev).code(), StatusCode::ok);
+  // x_align below 16: no vector-reading method is planned
+  const Conv2dProblem c64 = make_problem(1, 64, 16, 16, 64, 3, 3, 1, 1);
+  o = {};
+  o.x_align = 2;
+  ASSERT_TRUE(make_plan_desc(d, c64, DType::bf16, LayoutKind::nhwc, o, dev).ok());
+  EXPECT_EQ(d.routed, Method::nhwc3x3);
+  EXPECT_EQ(d.method, Method::general);
+  EXPECT_NE(describe_plan(d).find("x_align < 16"), std::string::npos) << describe_plan(d);
+  o.method = Method::nhwc3x3;
+  EXPECT_EQ(make_plan_desc(d, c64, DType::bf16, LayoutKind::nhwc, o, dev).code(), StatusCode::method_not_applicable);
+  o.method = Method::gemm1x1;
+  EXPECT_EQ(make_plan_desc(d, kRes1x1, DType::bf16, LayoutKind::nhwc, o, dev).code(),
+            StatusCode::method_not_applicable);
+  EXPECT_TRUE(make_plan_desc(d, kRes1x1, DType::bf16, LayoutKind::nchw, o, dev).ok());  // NCHW gathers
+  o = {};
+  o.x_align = 3;
+  EXPECT_EQ(make_plan_desc(d, c64, DType::bf16, LayoutKind::nhwc, o, dev).code(), StatusCode::invalid_option);
 }
 
 TEST(Router, SmallChannelCountsStayOnGeneral) {

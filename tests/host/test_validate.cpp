@@ -2,6 +2,9 @@
 /// @file test_validate.cpp Every validation path returns its status and a message.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "rdnaconv/plan_desc.hpp"
 
 using namespace rdnaconv;
@@ -66,6 +69,55 @@ TEST(Validate, Types) {
   o = {};
   o.out_type = DType::f32;
   EXPECT_TRUE(plan(p, DType::bf16, o).ok());
+}
+
+TEST(Validate, EveryOptionFieldOutsideItsEnum) {
+  const Conv2dProblem p = make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1);
+  struct Bad {
+    const char* field;
+    Conv2dOptions o;
+  };
+  std::vector<Bad> cases;
+  for (unsigned v : {4u, 9u, 255u}) {
+    Conv2dOptions o;
+    o.activation = Activation(v);
+    cases.push_back({"activation", o});
+  }
+  for (unsigned v : {3u, 4u, 200u}) {  // 3 is DType::same: not a bias type
+    Conv2dOptions o;
+    o.has_bias = true;
+    o.bias_type = DType(v);
+    cases.push_back({"bias_type", o});
+  }
+  for (unsigned v : {4u, 77u}) {
+    Conv2dOptions o;
+    o.out_type = DType(v);
+    cases.push_back({"out_type", o});
+    o = {};
+    o.bias_type = DType(v);  // without a bias too
+    cases.push_back({"bias_type", o});
+  }
+  for (unsigned v : {8u, 42u, 255u}) {
+    Conv2dOptions o;
+    o.method = Method(v);
+    cases.push_back({"method", o});
+  }
+  for (const Bad& b : cases) {
+    const Status s = plan(p, DType::f16, b.o);
+    EXPECT_EQ(s.code(), StatusCode::invalid_option) << b.field;
+    EXPECT_NE(s.message().find(b.field), std::string::npos) << s.message();
+  }
+  // every enumerator of every field is accepted
+  for (Activation a : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu}) {
+    Conv2dOptions o;
+    o.activation = a;
+    EXPECT_TRUE(plan(p, DType::f16, o).ok()) << to_string(a);
+  }
+  for (DType t : {DType::same, DType::f16, DType::bf16, DType::f32}) {
+    Conv2dOptions o;
+    o.out_type = t;
+    EXPECT_TRUE(plan(p, DType::bf16, o).ok()) << to_string(t);
+  }
 }
 
 TEST(Validate, Architecture) {

@@ -73,59 +73,84 @@ RDNACONV_HD inline double error_bound(bool winograd, DType in, DType out, std::i
   return roundings * (uo * y_abs + half_subnormal(out)) + 8 * kUnitF32 * (y_abs + s) + kActivationSlope * acc;
 }
 
-/// One thread per output: S and, when `sw_out` is non-null, the Winograd scale, for output
-/// sel[i] (sel null: output i, y layout order), stored at position i.
+/// Reads 16-bit storage as float: the device kernel uses the target's conversions, the host
+/// checks the portable bit-level ones.
+template <DType T>
+struct DeviceLoad {
+  RDNACONV_DEVICE float operator()(std::uint16_t b) const { return arch::to_float<T>(b); }
+};
+struct SoftLoad {
+  DType t;
+  RDNACONV_HD float operator()(std::uint16_t b) const {
+    return t == DType::bf16 ? detail::bf16_to_float_soft(b) : detail::f16_to_float_soft(b);
+  }
+};
+
+/// The error scales of one output (n, k, op, oq) without the bias: S = Σ |x||w| and, when
+/// `wino`, the Winograd scale Sw of the 4x4 tile holding it (tiles start at output row and
+/// column 0, as the kernels place them). One definition for the device kernel below and the
+/// host checks (tests/common/fuzz.cpp).
+template <class Load>
+RDNACONV_HD inline void output_scales(const Conv2dProblem& p, LayoutKind l, DType t, const std::uint16_t* x,
+                                      const std::uint16_t* w, std::int64_t n, std::int64_t k, std::int64_t op,
+                                      std::int64_t oq, bool with_winograd, Load load, double& s_out, double& sw_out) {
+  const double fd = winograd_floor_d(t), fg = winograd_floor_g(t);
+  double s = 0, sw = 0;
+  const int ti = int(op % 4), tj = int(oq % 4);
+  const bool wino_tile = with_winograd && p.r == 3 && p.s == 3;
+  // the k tables in float (registers), each rounded up by one part in 2^20 so the bound stays a bound
+  float kti[3][6], ktj[3][6];
+  for (int r = 0; r < 3; ++r)
+    for (int u = 0; u < 6; ++u) {
+      kti[r][u] = float(wino::k_table(ti, r, u) * (1 + 1.0 / 1048576));
+      ktj[r][u] = float(wino::k_table(tj, r, u) * (1 + 1.0 / 1048576));
+    }
+  for (std::int64_t c = 0; c < p.c; ++c) {
+    for (std::int64_t r = 0; r < p.r; ++r)
+      for (std::int64_t q = 0; q < p.s; ++q) {
+        const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
+        const std::int64_t iw = oq * p.stride_w - p.pad_left + q * p.dil_w;
+        if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+        s += fabs(double(load(x[x_index(p, l, n, c, ih, iw)])) * double(load(w[((k * p.c + c) * p.r + r) * p.s + q])));
+      }
+    if (wino_tile) {
+      // h[r][v] = Σ_t k_j(t, v) (|g_rt| + fg); weight of patch (u, v) = Σ_r k_i(r, u) h[r][v]
+      double h[3][6];
+      for (int r = 0; r < 3; ++r) {
+        double g[3];
+        for (int q = 0; q < 3; ++q) g[q] = fabs(double(load(w[((k * p.c + c) * 3 + r) * 3 + q]))) + fg;
+        for (int v = 0; v < 6; ++v) h[r][v] = ktj[0][v] * g[0] + ktj[1][v] * g[1] + ktj[2][v] * g[2];
+      }
+      // the 6x6 patch of the 4x4 tile holding this output
+      const std::int64_t ih0 = op - ti - p.pad_top, iw0 = oq - tj - p.pad_left;
+      for (int u = 0; u < 6; ++u)
+        for (int v = 0; v < 6; ++v) {
+          const std::int64_t ih = ih0 + u, iw = iw0 + v;
+          double d = fd;
+          if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) d += fabs(double(load(x[x_index(p, l, n, c, ih, iw)])));
+          sw += (kti[0][u] * h[0][v] + kti[1][u] * h[1][v] + kti[2][u] * h[2][v]) * d;
+        }
+    }
+  }
+  s_out = s;
+  sw_out = sw;
+}
+
+/// One thread per output: S (bias included) and, when `sw_out` is non-null, the Winograd scale,
+/// for output sel[i] (sel null: output i, y layout order), stored at position i.
 template <DType T, LayoutKind L>
 __global__ void error_scales(Conv2dProblem p, const std::uint16_t* __restrict__ x, const std::uint16_t* __restrict__ w,
                              const void* bias, DType bias_type, float* __restrict__ s_out, float* __restrict__ sw_out,
                              const std::int64_t* __restrict__ sel, std::int64_t count) {
-  const double fd = winograd_floor_d(T), fg = winograd_floor_g(T);
   for (std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < count;
        idx += std::int64_t(gridDim.x) * blockDim.x) {
     const OutCoord oc = out_coord(p, L, sel ? sel[idx] : idx);
-    const std::int64_t n = oc.n, k = oc.k, op = oc.op, oq = oc.oq;
-    double s = bias ? fabs(double(bias_type == DType::f32 ? static_cast<const float*>(bias)[k]
-                                                          : arch::to_float<T>(static_cast<const std::uint16_t*>(bias)[k])))
-                    : 0.0;
-    double sw = 0;
-    const int ti = int(op % 4), tj = int(oq % 4);
-    const bool wino = sw_out && p.r == 3 && p.s == 3;
-    // the k tables in float (registers), each rounded up by one part in 2^20 so the bound stays a bound
-    float kti[3][6], ktj[3][6];
-    for (int r = 0; r < 3; ++r)
-      for (int u = 0; u < 6; ++u) {
-        kti[r][u] = float(wino::k_table(ti, r, u) * (1 + 1.0 / 1048576));
-        ktj[r][u] = float(wino::k_table(tj, r, u) * (1 + 1.0 / 1048576));
-      }
-    for (std::int64_t c = 0; c < p.c; ++c) {
-      for (std::int64_t r = 0; r < p.r; ++r)
-        for (std::int64_t t = 0; t < p.s; ++t) {
-          const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
-          const std::int64_t iw = oq * p.stride_w - p.pad_left + t * p.dil_w;
-          if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
-          s += fabs(double(arch::to_float<T>(x[x_index(p, L, n, c, ih, iw)])) *
-                    double(arch::to_float<T>(w[((k * p.c + c) * p.r + r) * p.s + t])));
-        }
-      if (wino) {
-        // h[r][v] = Σ_t k_j(t, v) (|g_rt| + fg); weight of patch (u, v) = Σ_r k_i(r, u) h[r][v]
-        double h[3][6];
-        for (int r = 0; r < 3; ++r) {
-          double g[3];
-          for (int t = 0; t < 3; ++t) g[t] = fabs(double(arch::to_float<T>(w[((k * p.c + c) * 3 + r) * 3 + t]))) + fg;
-          for (int v = 0; v < 6; ++v) h[r][v] = ktj[0][v] * g[0] + ktj[1][v] * g[1] + ktj[2][v] * g[2];
-        }
-        // the 6x6 patch of the 4x4 tile holding this output
-        const std::int64_t ih0 = op - ti - p.pad_top, iw0 = oq - tj - p.pad_left;
-        for (int u = 0; u < 6; ++u)
-          for (int v = 0; v < 6; ++v) {
-            const std::int64_t ih = ih0 + u, iw = iw0 + v;
-            double d = fd;
-            if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) d += fabs(double(arch::to_float<T>(x[x_index(p, L, n, c, ih, iw)])));
-            sw += (kti[0][u] * h[0][v] + kti[1][u] * h[1][v] + kti[2][u] * h[2][v]) * d;
-          }
-      }
-    }
-    s_out[idx] = float(s);
+    const double b = bias ? fabs(double(bias_type == DType::f32 ? static_cast<const float*>(bias)[oc.k]
+                                                                : arch::to_float<T>(static_cast<const std::uint16_t*>(bias)[oc.k])))
+                          : 0.0;
+    double s = 0, sw = 0;
+    output_scales(p, L, T, x, w, oc.n, oc.k, oc.op, oc.oq, sw_out != nullptr, DeviceLoad<T>{}, s, sw);
+    s_out[idx] = float(s + b);
     if (sw_out) sw_out[idx] = float(sw);
   }
 }

@@ -218,9 +218,9 @@ struct TapIterTag {
         }
       }
     }
-    /// NHWC and NCHWc read 16-byte vectors only: the plan launches this iterator on NHWC only
-    /// when C % 8 == 0 and x is 16-byte aligned (otherwise the general kernel runs on the same
-    /// packed weights), so no gather code sits in the hot loop of these kernels.
+    /// NHWC and NCHWc read 16-byte vectors only: on NHWC the method can implement only C % 8 == 0
+    /// and the plan's alignment contract guarantees a 16-byte aligned x (can_implement,
+    /// Plan::check_x_alignment), so no gather code sits in the hot loop of these kernels.
     RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
       const int c = c0 + this->kv(i) * 8;
       if constexpr (IL == InLayout::nchw) {

@@ -18,7 +18,13 @@ struct Conv3x3Variant {
   static constexpr Method method = M;
   static constexpr TileKind tile_kind = TileKind::conv3x3;
   static constexpr const char* name() { return to_string(M); }
-  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) { return p.r == 3 && p.s == 3 && l == L; }
+  /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
+  /// plan's contract: Conv2dOptions::x_align). NCHW gathers; the channel-blocked variant reads
+  /// its own repack.
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
+    return p.r == 3 && p.s == 3 && l == L && (L != LayoutKind::nhwc || p.c % 8 == 0);
+  }
+  static constexpr bool reads_x_vectors(LayoutKind l) { return M == Method::nhwc3x3 && l == LayoutKind::nhwc; }
   static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
     return tap_layout(p, tile_of(f, tile_kind).block_k);
   }

@@ -16,7 +16,12 @@ struct Gemm1x1Family {
   static constexpr Method method = Method::gemm1x1;
   static constexpr TileKind tile_kind = TileKind::gemm1x1;
   static constexpr const char* name() { return "gemm1x1"; }
-  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) { return p.r == 1 && p.s == 1; }
+  /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
+  /// plan's contract: Conv2dOptions::x_align); NCHW gathers.
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
+    return p.r == 1 && p.s == 1 && (l == LayoutKind::nchw || p.c % 8 == 0);
+  }
+  static constexpr bool reads_x_vectors(LayoutKind l) { return l == LayoutKind::nhwc; }
   static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
     return tap_layout(p, tile_of(f, tile_kind).block_k);
   }

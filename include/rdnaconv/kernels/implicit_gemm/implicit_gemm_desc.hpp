@@ -18,6 +18,9 @@ struct GeneralFamily {
   static constexpr const char* name() { return "general"; }
   /// Every valid problem: this is the family that makes "every shape has a kernel" true.
   static constexpr bool can_implement(const Conv2dProblem&, LayoutKind) { return true; }
+  /// Vector loads where C % 8 == 0 and x is 16-byte aligned, element gathers otherwise: one
+  /// kernel either way, no alignment contract.
+  static constexpr bool reads_x_vectors(LayoutKind) { return false; }
   static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
     return general_layout(p, tile_of(f, tile_kind).block_k);
   }

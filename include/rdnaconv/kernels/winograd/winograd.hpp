@@ -94,6 +94,46 @@ struct WinogradParams {
   EpilogueParams epi;
 };
 
+namespace winograd {
+/// Output tile t = (image, tile row, tile column); its outputs start at (4 ty, 4 tx).
+struct TileOrigin {
+  std::int64_t img;
+  int oh0, ow0;
+};
+RDNACONV_HD inline TileOrigin tile_origin(const WinogradParams& wp, std::int64_t t) {
+  const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
+  const std::int64_t img = t / per_img;
+  const int rem = int(t - img * per_img);
+  const int ty = rem / wp.tiles_w;
+  return {img, ty * 4, (rem - ty * wp.tiles_w) * 4};
+}
+
+/// Stores row i of a 4x4 output tile of filter ko: act(y + bias), outputs past P, Q skipped.
+/// An output whose 3x3 window lies wholly in the padding is act(bias) exactly, as every direct
+/// method gives it: the transforms would leave there the rounding error of the tile's other
+/// inputs (the 6x6 patch reaches up to 5 pixels away), which for bf16 is of the order of the
+/// outputs themselves (README.md, "Padding beyond the filter's reach").
+template <LayoutKind OutL>
+RDNACONV_DEVICE inline void store_row(const WinogradParams& wp, const TileOrigin& to, int i, int ko, float bias,
+                                      const float (&y)[4]) {
+  const int oh = to.oh0 + i;
+  if (oh >= wp.p) return;
+  const int ih = oh - wp.pad_top;
+  const bool row_in = ih > -3 && ih < wp.h;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const int ow = to.ow0 + j;
+    if (ow >= wp.q) break;
+    const int iw = ow - wp.pad_left;
+    const bool in = row_in && iw > -3 && iw < wp.w;
+    const std::int64_t out = OutL == LayoutKind::nhwc
+                                 ? ((to.img * wp.p + oh) * std::int64_t(wp.q) + ow) * wp.k + ko
+                                 : ((to.img * wp.k + ko) * std::int64_t(wp.p) + oh) * wp.q + ow;
+    store_out(wp.epi.y, wp.epi.out_type, out, activate((in ? y[j] : 0.f) + bias, wp.epi.act));
+  }
+}
+}  // namespace winograd
+
 /// V[α][tile][c] = (Bᵀ d B)[α] / 16 (fp16) from the 6x6 patch d of channel c. One thread per
 /// (tile, c), c fastest, so both the patch loads and the 36 stores of a warp are contiguous.
 template <DType T, InLayout IL, int BK>
@@ -105,11 +145,9 @@ __global__ void winograd_input_transform(const RDNACONV_GRID_CONSTANT WinogradPa
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t t = i / wp.c_pad;
     const int ci = int(i - t * wp.c_pad);
-    const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
-    const std::int64_t img = t / per_img;
-    const int rem = int(t - img * per_img);
-    const int ty = rem / wp.tiles_w, tx = rem - ty * wp.tiles_w;
-    const int ih0 = ty * 4 - wp.pad_top, iw0 = tx * 4 - wp.pad_left;
+    const winograd::TileOrigin to = winograd::tile_origin(wp, t);
+    const std::int64_t img = to.img;
+    const int ih0 = to.oh0 - wp.pad_top, iw0 = to.ow0 - wp.pad_left;
     float d[6][6];
 #pragma unroll
     for (int a = 0; a < 6; ++a)
@@ -170,26 +208,13 @@ __global__ void winograd_output_transform(const RDNACONV_GRID_CONSTANT WinogradP
 #pragma unroll
       for (int r = 0; r < 4; ++r) t1[r][b] = o[r];
     }
-    const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
-    const std::int64_t img = t / per_img;
-    const int rem = int(t - img * per_img);
-    const int ty = rem / wp.tiles_w, tx = rem - ty * wp.tiles_w;
+    const winograd::TileOrigin to = winograd::tile_origin(wp, t);
     const float bias = load_bias(wp.epi.bias, wp.epi.bias_type, ko);
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
       float y[4];
       winograd::at_col(t1[r], y);
-      const int oh = ty * 4 + r;
-      if (oh >= wp.p) break;
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        const int ow = tx * 4 + s;
-        if (ow >= wp.q) break;
-        const std::int64_t out = OutL == LayoutKind::nhwc
-                                     ? ((img * wp.p + oh) * std::int64_t(wp.q) + ow) * wp.k + ko
-                                     : ((img * wp.k + ko) * std::int64_t(wp.p) + oh) * wp.q + ow;
-        store_out(wp.epi.y, wp.epi.out_type, out, activate(y[s] + bias, wp.epi.act));
-      }
+      winograd::store_row<OutL>(wp, to, r, ko, bias, y);
     }
   }
 }

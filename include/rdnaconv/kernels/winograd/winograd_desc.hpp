@@ -52,6 +52,7 @@ struct WinogradFamily {
   static constexpr TileKind tile_kind = TileKind::winograd;
   static constexpr const char* name() { return "winograd"; }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) { return winograd_eligible(p); }
+  static constexpr bool reads_x_vectors(LayoutKind) { return false; }
   static constexpr int block_k(ArchFamily f) { return tile_of(f, tile_kind).block_k; }
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
     return std::size_t(36 * p.k * round_up(p.c, block_k(f))) * 2;
@@ -67,6 +68,7 @@ struct WinogradFusedFamily {
   static constexpr TileKind tile_kind = TileKind::winograd_fused;
   static constexpr const char* name() { return "winograd_fused"; }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) { return WinogradFamily::can_implement(p, l); }
+  static constexpr bool reads_x_vectors(LayoutKind l) { return WinogradFamily::reads_x_vectors(l); }
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
     return WinogradFamily::packed_weight_bytes(p, f);
   }

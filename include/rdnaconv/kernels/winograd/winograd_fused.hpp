@@ -122,29 +122,17 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   engine::mainloop<Cfg, Atom>(a, b, 36 * nc, smem, m, wm, wn, lane, fold);
 
   // epilogue: each lane owns 8 (tile, filter) pairs through the atom's C map, 16 outputs each
-  const std::int64_t per_img = std::int64_t(wp.tiles_h) * wp.tiles_w;
 #pragma unroll
   for (int v = 0; v < 8; ++v) {
     const std::int64_t tile = m_block + wm * 16 + Atom::c_row(lane, v);
     const int ko = n_block + wn * 16 + Atom::c_col(lane, v);
     if (tile >= wp.tiles || ko >= wp.k) continue;
-    const std::int64_t img = tile / per_img;
-    const int rem = int(tile - img * per_img);
-    const int ty = rem / wp.tiles_w, tx = rem - ty * wp.tiles_w;
+    const winograd::TileOrigin to = winograd::tile_origin(wp, tile);
     const float bias = load_bias(wp.epi.bias, wp.epi.bias_type, ko);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const int oh = ty * 4 + i;
-      if (oh >= wp.p) break;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int ow = tx * 4 + j;
-        if (ow >= wp.q) break;
-        const std::int64_t out = OutL == LayoutKind::nhwc
-                                     ? ((img * wp.p + oh) * std::int64_t(wp.q) + ow) * wp.k + ko
-                                     : ((img * wp.k + ko) * std::int64_t(wp.p) + oh) * wp.q + ow;
-        store_out(wp.epi.y, wp.epi.out_type, out, activate(y[i][j][v] + bias, wp.epi.act));
-      }
+      const float row[4] = {y[i][0][v], y[i][1][v], y[i][2][v], y[i][3][v]};
+      winograd::store_row<OutL>(wp, to, i, ko, bias, row);
     }
   }
 }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# One GPU pass in one call (the device machine, or any NVIDIA machine): configure and build into
+# a build folder outside the tree (16 jobs), then run the named steps, logs under $OUT, and a
+# short table last.
+#   tools/gpu_pass.sh [step ...]     steps: ctest check fuzz sanitize bench (default: all five)
+# Environment: BUILD (default /tmp/rdnaconv-gpu), JOBS (16), FUZZ_COUNT (runs per method, 20000),
+#   FUZZ_SECONDS (time cap, 0 = none), FUZZ_SEED, CTEST_ARGS (extra ctest arguments, e.g. -R Fuzz),
+#   BENCH_ARGS (extra rdnaconv_bench arguments), ARCH (CUDA architecture, default 90).
+# GoogleTest / Google Benchmark: CMAKE_PREFIX_PATH, or .devdeps/ (../shared/device/stage.sh).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/gpu-pass-out}
+mkdir -p "$out"
+b=${BUILD:-/tmp/rdnaconv-gpu}
+jobs=${JOBS:-16}
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(ctest check fuzz sanitize bench)
+prefix=${CMAKE_PREFIX_PATH:-}
+[ -z "$prefix" ] && [ -d .devdeps ] && prefix=$PWD/.devdeps
+table=()
+note() { table+=("$(printf '%-10s rc=%-3s %6ss  %s' "$1" "$2" "$3" "$4")"); }
+run_step() {  # name log command...
+  local name=$1 log=$2; shift 2
+  local t0=$SECONDS
+  "$@" > "$out/$log" 2>&1
+  local rc=$?
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed|tests passed|tests failed|ERROR SUMMARY|RACECHECK SUMMARY' "$out/$log" | tail -2 | tr '\n' ' ')
+  note "$name" "$rc" "$((SECONDS - t0))" "$line"
+  return $rc
+}
+
+targets=()
+for s in "${steps[@]}"; do
+  case $s in
+    ctest) targets+=(rdnaconv_host_tests rdnaconv_device_tests rdnaconv_check) ;;
+    check|fuzz|sanitize) targets+=(rdnaconv_check) ;;
+    bench) targets+=(rdnaconv_bench) ;;
+    *) echo "unknown step $s"; exit 2 ;;
+  esac
+done
+t0=$SECONDS
+{
+  cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDNACONV_BACKEND=cuda \
+    -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90}" ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} &&
+  cmake --build "$b" -j "$jobs" --target $(printf '%s\n' "${targets[@]}" | sort -u)
+} > "$out/build.log" 2>&1
+rc=$?
+note build "$rc" "$((SECONDS - t0))" "$(grep -c 'spilled' "$out/build.log") spill warnings"
+if [ $rc -ne 0 ]; then tail -40 "$out/build.log"; printf '%s\n' "${table[@]}"; exit 1; fi
+
+status=0
+for s in "${steps[@]}"; do
+  case $s in
+    ctest) run_step ctest ctest.log ctest --test-dir "$b" -j 4 --output-on-failure ${CTEST_ARGS:-} || status=1 ;;
+    check)
+      for a in native gfx11 gfx12; do
+        run_step "check-$a" "check_$a.log" "$b/tests/rdnaconv_check" --mode all --dtype all --layout both \
+          --method all --atom "$a" || status=1
+      done ;;
+    fuzz) run_step fuzz fuzz.log "$b/tests/rdnaconv_check" --mode fuzz --atom all --seed "${FUZZ_SEED:-20261203}" \
+            --count "${FUZZ_COUNT:-20000}" --seconds "${FUZZ_SECONDS:-0}" || status=1 ;;
+    sanitize)
+      for tool in memcheck racecheck; do
+        run_step "$tool" "$tool.log" compute-sanitizer --tool "$tool" "$b/tests/rdnaconv_check" --mode edge \
+          --dtype all --layout both --method all --variants 1 || status=1
+      done ;;
+    bench) run_step bench bench.log env OUT="$out" bench/run_gpu.sh "$b" || status=1 ;;
+  esac
+done
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/GPU: /'
+git log -1 --format='commit %h %s' 2>/dev/null || true
+printf '%s\n' "${table[@]}"
+exit $status
