@@ -3,7 +3,7 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full|sweep] [--methods=router|all] [--vendor=on|off] [--e2e=on|off]
+///   rdnaconv_bench [--set=quick|full|sweep|smoke] [--methods=router|all] [--vendor=on|off] [--e2e=on|off]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
@@ -16,9 +16,16 @@
 /// Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps =
 /// (x + w + y bytes, each once) / time, mult = layer multiplicity in the model.
 /// Measurement: inputs and outputs rotate over enough copies that the working set exceeds
-/// 256 MiB (over 4x the H200's 60 MB L2); at least 15 ms of untimed warm-up calls (clocks); 7
-/// timed batches of R back-to-back calls (R sized to about 1 ms); the median batch over R is
-/// the row's time.
+/// 256 MiB (over 4x the H200's 60 MB L2); at least 15 ms of untimed warm-up calls (clocks).
+/// A layer row's time is the GPU's: R back-to-back calls (R sized to about 1 ms) captured once
+/// into a graph, 7 timed replays, the median over R. The same R calls launched one by one on
+/// the stream give the counter stream_us; launch_us = stream_us - the row's time is what the
+/// host's launches cost on top (large in this virtual machine: tens of µs per call), reported
+/// apart so that it is never taken for kernel time. Model rows: the whole model per call, on
+/// the stream or replayed from a graph, as their names say.
+/// Every row, rdnaconv's and the vendor's, runs on one stream that lives as long as the process
+/// (a vendor handle bound to a destroyed stream broke every later vendor row). Any row that
+/// errors makes the binary exit 1.
 /// Per-call work (the NCHWc repack, Winograd's transforms) is inside the timed call.
 #include <benchmark/benchmark.h>
 
@@ -80,6 +87,9 @@ std::vector<BenchSet> sets(const std::string& which) {
   const std::vector<DType> both_t = {DType::f16, DType::bf16};
   const std::vector<LayoutKind> both_l = {LayoutKind::nhwc, LayoutKind::nchw};
   if (which == "sweep") return {{"sweep3x3", 1, {DType::bf16}, both_l}};
+  if (which == "smoke")  // ctest BenchSmoke: model rows (graph capture on the vendor too), then more vendor rows
+    return {{"resnet50_224", 1, {DType::f16}, {LayoutKind::nhwc}, nullptr, false},
+            {"sd35_vae_512", 1, {DType::bf16}, {LayoutKind::nchw}, &is_1x1, false}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
@@ -95,6 +105,65 @@ std::vector<BenchSet> sets(const std::string& which) {
   do {                                                                                        \
     if (rt::error_t e_ = (expr); e_ != rt::success) throw std::runtime_error(rt::error_string(e_)); \
   } while (0)
+
+/// Rows that errored (skipped with an error): the exit status says so.
+int g_errors = 0;
+void row_error(benchmark::State& st, const std::string& why) {
+  ++g_errors;
+  st.SkipWithError(why.c_str());
+}
+
+/// The one stream of every row: created once, never destroyed while the process runs.
+rt::stream_t bench_stream() {
+  static rt::stream_t s = [] {
+    rt::stream_t x = nullptr;
+    RT_CHECK(rt::stream_create(&x));
+    return x;
+  }();
+  return s;
+}
+
+/// Stream capture into a graph, CUDA or HIP.
+#if defined(RDNACONV_BACKEND_CUDA)
+using graph_t = cudaGraph_t;
+using graph_exec_t = cudaGraphExec_t;
+inline rt::error_t begin_capture(rt::stream_t s) { return cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal); }
+inline rt::error_t end_capture(rt::stream_t s, graph_t* g) { return cudaStreamEndCapture(s, g); }
+inline rt::error_t instantiate(graph_exec_t* e, graph_t g) { return cudaGraphInstantiate(e, g, 0); }
+inline rt::error_t graph_launch(graph_exec_t e, rt::stream_t s) { return cudaGraphLaunch(e, s); }
+inline void graph_free(graph_t g, graph_exec_t e) {
+  if (e) (void)cudaGraphExecDestroy(e);
+  if (g) (void)cudaGraphDestroy(g);
+}
+#else
+using graph_t = hipGraph_t;
+using graph_exec_t = hipGraphExec_t;
+inline rt::error_t begin_capture(rt::stream_t s) { return hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal); }
+inline rt::error_t end_capture(rt::stream_t s, graph_t* g) { return hipStreamEndCapture(s, g); }
+inline rt::error_t instantiate(graph_exec_t* e, graph_t g) { return hipGraphInstantiate(e, g, nullptr, nullptr, 0); }
+inline rt::error_t graph_launch(graph_exec_t e, rt::stream_t s) { return hipGraphLaunch(e, s); }
+inline void graph_free(graph_t g, graph_exec_t e) {
+  if (e) (void)hipGraphExecDestroy(e);
+  if (g) (void)hipGraphDestroy(g);
+}
+#endif
+
+/// A captured graph, freed with its owner.
+struct Graph {
+  graph_t g = nullptr;
+  graph_exec_t e = nullptr;
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph() { graph_free(g, e); }
+  /// Captures what `launch` enqueues on `s`.
+  void capture(rt::stream_t s, const std::function<void()>& launch) {
+    RT_CHECK(begin_capture(s));
+    launch();
+    RT_CHECK(end_capture(s, &g));
+    RT_CHECK(instantiate(&e, g));
+  }
+};
 
 __global__ void fill_random(std::uint16_t* p, std::int64_t n, DType t, std::uint32_t seed, float scale) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -158,7 +227,8 @@ LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t
 /// Median time per call in seconds: `call(i)` launches call i asynchronously on `stream`.
 /// Warm-up is by time (at least 15 ms of back-to-back calls, untimed): an idle GPU runs at a low
 /// clock (345 MHz seen on the H200) and needs milliseconds of load to reach its boost clock.
-double time_calls(const std::function<void(int)>& call, rt::stream_t stream) {
+/// `reps_out` (if given) gets the batch size used.
+double time_stream(const std::function<void(int)>& call, rt::stream_t stream, int* reps_out = nullptr) {
   rt::event_t a, b;
   RT_CHECK(rt::event_create(&a));
   RT_CHECK(rt::event_create(&b));
@@ -180,6 +250,7 @@ double time_calls(const std::function<void(int)>& call, rt::stream_t stream) {
     one = ms / n;
   }
   const int reps = std::clamp(int(std::ceil(1.0 / std::max(one, 1e-4))), 1, 400);  // ~1 ms batches
+  if (reps_out) *reps_out = reps;
   std::vector<double> samples;
   for (int s = 0; s < 7; ++s) samples.push_back(batch_ms(reps) * 1e-3 / reps);
   (void)rt::event_destroy(a);
@@ -188,8 +259,33 @@ double time_calls(const std::function<void(int)>& call, rt::stream_t stream) {
   return samples[samples.size() / 2];
 }
 
-void report(benchmark::State& st, const Conv2dProblem& p, double secs, int mult, const std::string& label) {
+struct Timing {
+  double gpu = 0;     ///< per call, replayed from a graph of R calls: the row's time
+  double stream = 0;  ///< per call, launched one by one on the stream
+};
+
+/// A layer row: warm-up and stream timing, then R calls captured into one graph and replayed
+/// (7 timed replays, median, over R). `call(i, s)` launches call i on stream s.
+Timing time_calls(const std::function<void(int, rt::stream_t)>& call) {
+  const rt::stream_t s = bench_stream();
+  Timing t;
+  int reps = 1;
+  t.stream = time_stream([&](int i) { call(i, s); }, s, &reps);
+  Graph g;
+  g.capture(s, [&] {
+    for (int r = 0; r < reps; ++r) call(r, s);
+  });
+  RT_CHECK(graph_launch(g.e, s));  // one untimed replay (first-launch upload)
+  RT_CHECK(rt::stream_synchronize(s));
+  t.gpu = time_stream([&](int) { (void)graph_launch(g.e, s); }, s) / reps;
+  return t;
+}
+
+void report(benchmark::State& st, const Conv2dProblem& p, const Timing& t, int mult, const std::string& label) {
+  const double secs = t.gpu;
   st.SetIterationTime(secs);
+  st.counters["stream_us"] = t.stream * 1e6;
+  st.counters["launch_us"] = std::max(0.0, t.stream - t.gpu) * 1e6;
   st.counters["TFLOPS"] = p.flops() / secs * 1e-12;
   st.counters["GBps"] = double((p.x_elems() + p.w_elems() + p.y_elems()) * 2) / secs * 1e-9;
   st.counters["mult"] = mult;
@@ -209,33 +305,39 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
   o.method = m;
   Plan<T, L> plan;
   if (Status s = Plan<T, L>::create(plan, p, o); !s) {
-    st.SkipWithError(s.message().c_str());
+    row_error(st, s.message());
     return;
   }
   try {
     LayerData& d = layer_data(p, dtype_of<T>(), L::kind, std::size_t(p.y_elems()) * 2);
     DevMem pk(plan.packed_weight_bytes()), ws(plan.workspace_bytes());
     if (Status s = plan.prepack(static_cast<const T*>(d.w->p), pk.p); !s) throw std::runtime_error(s.message());
+    RT_CHECK(rt::synchronize());  // the default stream's work before the bench stream's
     const int copies = int(d.xs.size());
     Status last;
-    std::function<void(int)> call;
+    std::function<void(int, rt::stream_t)> call;
     if (prepack_row)
-      call = [&](int) { (void)(last = plan.prepack(static_cast<const T*>(d.w->p), pk.p)); };
+      call = [&](int, rt::stream_t s) {
+        if (Status e = plan.prepack(static_cast<const T*>(d.w->p), pk.p, s); !e) last = e;
+      };
     else
-      call = [&](int i) {
-        (void)(last = plan.run(static_cast<const T*>(d.xs[i % copies]), pk.p, nullptr, d.ys[i % copies], ws.p,
-                               plan.workspace_bytes()));
+      call = [&](int i, rt::stream_t s) {
+        if (Status e = plan.run(static_cast<const T*>(d.xs[i % copies]), pk.p, nullptr, d.ys[i % copies], ws.p,
+                                plan.workspace_bytes(), s);
+            !e)
+          last = e;
       };
     for (auto _ : st) {
-      const double t = time_calls(call, nullptr);
+      const Timing t = time_calls(call);
       if (!last) throw std::runtime_error(last.message());
+      // the label is what the plan says it runs (Plan::describe() has the whole of it)
       std::string label = to_string(plan.method());
       if (is_winograd(plan.method())) label += " (effective TFLOPS)";
       if (prepack_row) label = std::string("prepack ") + to_string(plan.method());
       report(st, p, t, mult, label);
     }
   } catch (const std::exception& e) {
-    st.SkipWithError(e.what());
+    row_error(st, e.what());
   }
 }
 
@@ -258,17 +360,17 @@ void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int
     DevMem ws(conv.workspace_bytes());
     const int copies = int(d.xs.size());
     std::string last;
-    const std::function<void(int)> call = [&](int i) {
-      if (std::string e = conv.run(d.xs[i % copies], d.w->p, d.ys[i % copies], ws.p, nullptr); !e.empty()) last = e;
+    const std::function<void(int, rt::stream_t)> call = [&](int i, rt::stream_t s) {
+      if (std::string e = conv.run(d.xs[i % copies], d.w->p, d.ys[i % copies], ws.p, s); !e.empty()) last = e;
     };
     for (auto _ : st) {
-      const double secs = time_calls(call, nullptr);
+      const Timing t = time_calls(call);
       if (!last.empty()) throw std::runtime_error(last);
       // FLOPs of the original problem
-      report(st, p, secs, mult, std::string(bench::VendorConv::kName) + " " + conv.algo_name());
+      report(st, p, t, mult, std::string(bench::VendorConv::kName) + " " + conv.algo_name());
     }
   } catch (const std::exception& e) {
-    st.SkipWithError(e.what());
+    row_error(st, e.what());
   }
 }
 #endif
@@ -279,8 +381,7 @@ template <class T, class L>
 void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool vendor, bool graph) {
   constexpr DType dt = dtype_of<T>();
   try {
-    rt::stream_t s = nullptr;
-    RT_CHECK(rt::stream_create(&s));
+    const rt::stream_t s = bench_stream();
     struct Item {
       Conv2dProblem p;
       Plan<T, L> plan;
@@ -347,22 +448,14 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       }
     };
     std::function<void(int)> call = [&](int) { sequence(); };
-#if defined(RDNACONV_BACKEND_CUDA)
-    cudaGraph_t g = nullptr;
-    cudaGraphExec_t ge = nullptr;
+    Graph g;
     if (graph) {
-      RT_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-      sequence();
-      RT_CHECK(cudaStreamEndCapture(s, &g));
+      g.capture(s, sequence);
       if (!err.empty()) throw std::runtime_error("during capture: " + err);
-      RT_CHECK(cudaGraphInstantiate(&ge, g, 0));
-      call = [&](int) { (void)cudaGraphLaunch(ge, s); };
+      call = [&](int) { (void)graph_launch(g.e, s); };
     }
-#else
-    if (graph) throw std::runtime_error("graph rows are built for CUDA only");
-#endif
     for (auto _ : st) {
-      const double secs = time_calls(call, s);
+      const double secs = time_stream(call, s);
       if (!err.empty()) throw std::runtime_error(err);
       st.SetIterationTime(secs);
       st.counters["TFLOPS"] = flops / secs * 1e-12;
@@ -370,14 +463,9 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       st.counters["layers"] = double(seq.size());
       st.SetLabel(std::string(vendor ? vendor_name() : "rdnaconv") + (graph ? " graph replay" : " stream"));
     }
-#if defined(RDNACONV_BACKEND_CUDA)
-    if (ge) (void)cudaGraphExecDestroy(ge);
-    if (g) (void)cudaGraphDestroy(g);
-#endif
     RT_CHECK(rt::synchronize());
-    (void)rt::stream_destroy(s);
   } catch (const std::exception& e) {
-    st.SkipWithError(e.what());
+    row_error(st, e.what());
   }
 }
 
@@ -455,9 +543,14 @@ int main(int argc, char** argv) {
     else rest.push_back(argv[i]);
   }
   if (g_opt.set == "sweep") g_opt.all_methods = true;
-  if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep") {
-    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep\n");
+  if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke") {
+    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep|smoke\n");
     return 2;
+  }
+  int devices = 0;
+  if (rt::device_count(&devices) != rt::success || devices == 0) {
+    std::printf("rdnaconv_bench: no GPU\n");
+    return 77;
   }
 #if defined(RDNACONV_HAVE_VENDOR)
   std::printf("vendor baseline: %s\n", bench::VendorConv::version_line().c_str());
@@ -472,5 +565,9 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(n, rest.data())) return 2;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (g_errors > 0) {
+    std::fprintf(stderr, "rdnaconv_bench: %d row(s) errored (see their error_message)\n", g_errors);
+    return 1;
+  }
   return 0;
 }

@@ -53,6 +53,9 @@ class CudnnConv {
   std::string setup(const Conv2dProblem& problem, DType t, LayoutKind l) {
     h_ = handle();
     if (!h_) return "cudnnCreate failed";
+    // cudnnFind runs on the handle's stream: the default one, never a stream a caller may have
+    // destroyed since its last run()
+    if (!ok(cudnnSetStream(h_, nullptr))) return "cudnnSetStream: " + err_;
     p_ = vendor_problem(problem);
     const cudnnDataType_t dt = t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
     const cudnnTensorFormat_t fmt = l == LayoutKind::nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;

@@ -60,6 +60,9 @@ class MiopenConv {
   std::string setup(const Conv2dProblem& problem, DType t, LayoutKind l) {
     h_ = handle();
     if (!h_) return "miopenCreate failed";
+    // the find step runs on the handle's stream: the default one, never a stream a caller may
+    // have destroyed since its last run()
+    if (!ok(miopenSetStream(h_, nullptr))) return "miopenSetStream: " + err_;
     p_ = vendor_problem(problem);
     const miopenDataType_t dt = t == DType::bf16 ? miopenBFloat16 : miopenHalf;
     if (!ok(miopenCreateTensorDescriptor(&x_)) || !ok(miopenCreateTensorDescriptor(&y_)) ||

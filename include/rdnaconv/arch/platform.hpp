@@ -10,6 +10,12 @@
 
 #include "rdnaconv/arch/macros.hpp"
 
+#if !RDNACONV_GPU_COMPILER
+#error "rdnaconv: this header holds GPU kernels and needs a device compiler: compile the file that includes rdnaconv/conv2d.hpp (or plan.hpp) as CUDA (a .cu file, or nvcc -x cu) or as HIP (hipcc, or clang++ -x hip). Host-only code (planning, sizes, the router) may include rdnaconv/plan_desc.hpp."
+// a missing include is fatal: the compilation stops here instead of listing the errors that follow
+#include "rdnaconv: compile as CUDA or HIP"
+#endif
+
 #if defined(__CUDACC__)
 #define RDNACONV_BACKEND_CUDA 1
 #include <cuda_bf16.h>
