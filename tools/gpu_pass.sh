@@ -33,7 +33,7 @@ run_step() {  # name log command...
 targets=()
 for s in "${steps[@]}"; do
   case $s in
-    ctest) targets+=(rdnaconv_host_tests rdnaconv_device_tests rdnaconv_check) ;;
+    ctest) targets+=(rdnaconv_host_tests rdnaconv_device_tests rdnaconv_check rdnaconv_bench) ;;
     check|fuzz|sanitize) targets+=(rdnaconv_check) ;;
     bench) targets+=(rdnaconv_bench) ;;
     *) echo "unknown step $s"; exit 2 ;;
