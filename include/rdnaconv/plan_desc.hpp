@@ -47,7 +47,7 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
   if (Status s = validate_types(dtype, o); !s) return s;
   if (!dev.amd && dev.arch < kMinCudaCC)
     return {StatusCode::unsupported_arch,
-            "rdnaconv: NVIDIA compute capability " + std::to_string(dev.arch) + " < 70"};
+            "rdnaconv: NVIDIA compute capability " + std::to_string(dev.arch) + " < 80 (rdnaconv needs sm_80+)"};
   const bool emulated = atom == AtomKind::gfx11 || atom == AtomKind::gfx12;
   if (emulated && dev.warp_size != 32)
     return {StatusCode::unsupported_arch, "rdnaconv: the emulated RDNA atoms need wave32, device has " +
@@ -57,6 +57,7 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
   d.dtype = dtype;
   d.layout = layout;
   d.options = o;
+  if (d.options.bias_type == DType::same) d.options.bias_type = dtype;  // resolved once: kernels see f32, f16 or bf16
   d.device = dev;
   d.atom = atom;
   d.tiles = tile_family(atom, dev.family);

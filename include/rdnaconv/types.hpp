@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "rdnaconv/version.hpp"
+
 namespace rdnaconv {
 
 /// Element types. `same` is only meaningful as an output type: "the input type".

@@ -15,7 +15,9 @@ namespace rdnaconv {
 /// Plan-time choices besides the problem: the fused epilogue and the method.
 struct Conv2dOptions {
   bool has_bias = false;
-  DType bias_type = DType::f32;   ///< f32 or the input type
+  /// The bias's type: same (the default: the input type, as a PyTorch model keeps its bias),
+  /// the input type spelled out, or f32.
+  DType bias_type = DType::same;
   Activation activation = Activation::none;
   DType out_type = DType::same;   ///< f16, bf16, f32, or same as the input
   Method method = Method::automatic;  ///< force a method (tests, benchmarks)
@@ -93,7 +95,8 @@ inline Status validate_options(const Conv2dOptions& o) {
   switch (o.bias_type) {
     case DType::f16:
     case DType::bf16:
-    case DType::f32: break;
+    case DType::f32:
+    case DType::same: break;
     default: return bad("bias_type", unsigned(o.bias_type));
   }
   switch (o.out_type) {
@@ -127,7 +130,7 @@ inline Status validate_types(DType in, const Conv2dOptions& o) {
   if (o.out_type != DType::same && o.out_type != DType::f16 && o.out_type != DType::bf16 &&
       o.out_type != DType::f32)
     return {StatusCode::unsupported_type, "rdnaconv: output type must be fp16, bf16 or fp32"};
-  if (o.has_bias && o.bias_type != DType::f32 && o.bias_type != in)
+  if (o.has_bias && o.bias_type != DType::f32 && o.bias_type != DType::same && o.bias_type != in)
     return {StatusCode::unsupported_type,
             std::string("rdnaconv: bias type must be fp32 or the input type (") + to_string(in) + ")"};
   return Status::success();

@@ -87,7 +87,7 @@ HostRef make_ref(const FuzzCase& c, const HostData& d) {
   reference::HostEpilogue e;
   if (c.v.bias) {
     e.bias = c.v.bias_type == DType::f32 ? static_cast<const void*>(d.b32.data()) : d.b16.data();
-    e.bias_type = c.v.bias_type;
+    e.bias_type = c.v.bias_type == DType::same ? c.type : c.v.bias_type;
   }
   e.act = c.v.act;
   reference::host_conv2d_exact(c.p, c.layout, c.type, d.x.data(), d.w.data(), e, r.y, &r.s);
@@ -260,7 +260,8 @@ Variant random_variant(std::uint64_t& s, DType t) {
   const Activation acts[] = {Activation::none, Activation::relu, Activation::relu6, Activation::gelu};
   v.act = acts[uni(s, 0, 3)];
   v.bias = uni(s, 0, 1) == 1;
-  v.bias_type = uni(s, 0, 1) ? DType::f32 : t;
+  const DType bias_types[] = {DType::f32, t, DType::same};  // same: the default, the input type
+  v.bias_type = bias_types[uni(s, 0, 2)];
   const DType outs[] = {DType::same, DType::f32, t == DType::f16 ? DType::bf16 : DType::f16};
   v.out = outs[uni(s, 0, 2)];
   return v;

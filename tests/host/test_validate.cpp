@@ -57,6 +57,18 @@ TEST(Validate, DimensionsBeyond32Bits) {
   EXPECT_EQ(plan(p).code(), StatusCode::invalid_size);
 }
 
+TEST(Validate, BiasDefaultsToTheInputType) {
+  const Conv2dProblem p = make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1);
+  Conv2dOptions o;
+  o.has_bias = true;
+  EXPECT_EQ(o.bias_type, DType::same);
+  PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, kH200).ok());
+  EXPECT_EQ(d.options.bias_type, DType::bf16);  // resolved at plan time
+  ASSERT_TRUE(make_plan_desc(d, p, DType::f16, LayoutKind::nchw, o, kH200).ok());
+  EXPECT_EQ(d.options.bias_type, DType::f16);
+}
+
 TEST(Validate, Types) {
   const Conv2dProblem p = make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1);
   EXPECT_EQ(plan(p, DType::f32).code(), StatusCode::unsupported_type);
@@ -83,7 +95,7 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
     o.activation = Activation(v);
     cases.push_back({"activation", o});
   }
-  for (unsigned v : {3u, 4u, 200u}) {  // 3 is DType::same: not a bias type
+  for (unsigned v : {4u, 200u}) {
     Conv2dOptions o;
     o.has_bias = true;
     o.bias_type = DType(v);
@@ -123,6 +135,8 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
 TEST(Validate, Architecture) {
   const Conv2dProblem p = make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1);
   EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(false, 61, 32)).code(), StatusCode::unsupported_arch);
+  EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(false, 75, 32)).code(), StatusCode::unsupported_arch);  // sm_80+
+  EXPECT_TRUE(plan(p, DType::f16, {}, make_device_info(false, 80, 32)).ok());
   EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(true, 942, 64), AtomKind::gfx11).code(),
             StatusCode::unsupported_arch);
   EXPECT_TRUE(plan(p, DType::f16, {}, make_device_info(true, 942, 64)).ok());
@@ -200,6 +214,7 @@ TEST(Validate, Alignment) {
   EXPECT_EQ(validate_buffers(y2, f32, DType::bf16, 0).code(), StatusCode::misaligned);
   Conv2dOptions fb;
   fb.has_bias = true;
+  fb.bias_type = DType::f32;
   RunBuffers bb = b;
   bb.bias = buf + 2;  // fp32 bias on 2 bytes
   EXPECT_EQ(validate_buffers(bb, fb, DType::bf16, 0).code(), StatusCode::misaligned);

@@ -33,8 +33,9 @@ constexpr DeviceInfo make_device_info(bool amd, int arch, int warp_size) {
   return d;
 }
 
-/// Oldest NVIDIA architecture the library is built and tested for (Volta: independent thread
-/// scheduling, which the shuffles' full-mask use relies on).
-inline constexpr int kMinCudaCC = 70;
+/// Oldest NVIDIA architecture the library runs on: sm_80 (mma.sync m16n8k16 for bf16, ldmatrix,
+/// cp.async). Device code for older targets does not compile (arch/platform.hpp) and CMake
+/// refuses them, so a plan never meets an sm_75 kernel on a newer device.
+inline constexpr int kMinCudaCC = 80;
 
 }  // namespace rdnaconv

@@ -16,6 +16,10 @@
 #include "rdnaconv: compile as CUDA or HIP"
 #endif
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "rdnaconv needs sm_80 or newer (mma.sync for bf16, ldmatrix, cp.async): drop older targets from CMAKE_CUDA_ARCHITECTURES / -arch"
+#endif
+
 #if defined(__CUDACC__)
 #define RDNACONV_BACKEND_CUDA 1
 #include <cuda_bf16.h>

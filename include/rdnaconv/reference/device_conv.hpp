@@ -62,7 +62,7 @@ inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l, cons
     return {StatusCode::null_pointer, "rdnaconv reference: null pointer"};
   EpilogueParams e;
   e.bias = o.has_bias ? bias : nullptr;
-  e.bias_type = o.bias_type;
+  e.bias_type = o.bias_type == DType::same ? in : o.bias_type;
   e.act = o.activation;
   e.out_type = o.out_type == DType::same ? in : o.out_type;
   e.y = y;
