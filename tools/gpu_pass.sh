@@ -2,7 +2,7 @@
 # One GPU pass in one call (the device machine, or any NVIDIA machine): configure and build into
 # a build folder outside the tree (16 jobs), then run the named steps, logs under $OUT, and a
 # short table last.
-#   tools/gpu_pass.sh [step ...]     steps: ctest check fuzz sanitize bench (default: all five)
+#   tools/gpu_pass.sh [step ...]     steps: ctest check fuzz sanitize bench examples (default: all)
 # Environment: BUILD (default /tmp/rdnaconv-gpu), JOBS (16), FUZZ_COUNT (runs per method, 20000),
 #   FUZZ_SECONDS (time cap, 0 = none), FUZZ_SEED, CTEST_ARGS (extra ctest arguments, e.g. -R Fuzz),
 #   BENCH_ARGS (extra rdnaconv_bench arguments), ARCH (CUDA architecture, default 90).
@@ -14,7 +14,7 @@ mkdir -p "$out"
 b=${BUILD:-/tmp/rdnaconv-gpu}
 jobs=${JOBS:-16}
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(ctest check fuzz sanitize bench)
+[ ${#steps[@]} -gt 0 ] || steps=(ctest check fuzz sanitize bench examples)
 prefix=${CMAKE_PREFIX_PATH:-}
 [ -z "$prefix" ] && [ -d .devdeps ] && prefix=$PWD/.devdeps
 table=()
@@ -34,6 +34,7 @@ targets=()
 for s in "${steps[@]}"; do
   case $s in
     ctest) targets+=(rdnaconv_host_tests rdnaconv_device_tests rdnaconv_check rdnaconv_bench) ;;
+    examples) targets+=(quickstart nchw_fp16 pick_method) ;;
     check|fuzz|sanitize) targets+=(rdnaconv_check) ;;
     bench) targets+=(rdnaconv_bench) ;;
     *) echo "unknown step $s"; exit 2 ;;
@@ -66,6 +67,8 @@ for s in "${steps[@]}"; do
           --dtype all --layout both --method all --variants 1 || status=1
       done ;;
     bench) run_step bench bench.log env OUT="$out" bench/run_gpu.sh "$b" || status=1 ;;
+    examples)
+      for e in quickstart nchw_fp16 pick_method; do run_step "$e" "example_$e.log" "$b/examples/$e" || status=1; done ;;
   esac
 done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/GPU: /'
