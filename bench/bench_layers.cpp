@@ -3,7 +3,8 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full|sweep|smoke] [--methods=router|all] [--vendor=on|off] [--e2e=on|off]
+///   rdnaconv_bench [--set=quick|full|sweep|smoke] [--methods=router|all] [--vendor=on|off]
+///   [--e2e=on|off]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
@@ -68,8 +69,12 @@ struct BenchSet {
   bool compare_methods = true;
 };
 
-bool is_1x1(const Conv2dProblem& p) { return p.r == 1 && p.s == 1; }
-bool is_3x3(const Conv2dProblem& p) { return p.r == 3 && p.s == 3; }
+bool is_1x1(const Conv2dProblem& p) {
+  return p.r == 1 && p.s == 1;
+}
+bool is_3x3(const Conv2dProblem& p) {
+  return p.r == 3 && p.s == 3;
+}
 
 /// The router sweep (docs/ROUTER.md): 3x3 stride-1 pad-1 layers, N = 1, bf16, C and K in
 /// {64, 128, 256, 512, 1024}, three spatial sizes, both layouts, every applicable method.
@@ -78,8 +83,9 @@ std::vector<models::ModelLayer> sweep_layers() {
   for (int hw : {32, 64, 128})
     for (int c : {64, 128, 256, 512, 1024})
       for (int k : {64, 128, 256, 512, 1024})
-        out.push_back({"c" + std::to_string(c) + "_k" + std::to_string(k) + "_" + std::to_string(hw),
-                       make_problem(1, c, hw, hw, k, 3, 3, 1, 1)});
+        out.push_back(
+            {"c" + std::to_string(c) + "_k" + std::to_string(k) + "_" + std::to_string(hw),
+             make_problem(1, c, hw, hw, k, 3, 3, 1, 1)});
   return out;
 }
 
@@ -87,7 +93,8 @@ std::vector<BenchSet> sets(const std::string& which) {
   const std::vector<DType> both_t = {DType::f16, DType::bf16};
   const std::vector<LayoutKind> both_l = {LayoutKind::nhwc, LayoutKind::nchw};
   if (which == "sweep") return {{"sweep3x3", 1, {DType::bf16}, both_l}};
-  if (which == "smoke")  // ctest BenchSmoke: model rows (graph capture on the vendor too), then more vendor rows
+  if (which == "smoke")  // ctest BenchSmoke: model rows (graph capture on the vendor too), then
+                         // more vendor rows
     return {{"resnet50_224", 1, {DType::f16}, {LayoutKind::nhwc}, nullptr, false},
             {"sd35_vae_512", 1, {DType::bf16}, {LayoutKind::nchw}, &is_1x1, false}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
@@ -101,9 +108,10 @@ std::vector<BenchSet> sets(const std::string& which) {
           {"flux2_vae_1024", 1, both_t, both_l}};
 }
 
-#define RT_CHECK(expr)                                                                        \
-  do {                                                                                        \
-    if (rt::error_t e_ = (expr); e_ != rt::success) throw std::runtime_error(rt::error_string(e_)); \
+#define RT_CHECK(expr)                                \
+  do {                                                \
+    if (rt::error_t e_ = (expr); e_ != rt::success)   \
+      throw std::runtime_error(rt::error_string(e_)); \
   } while (0)
 
 /// Rows that errored (skipped with an error): the exit status says so.
@@ -127,10 +135,18 @@ rt::stream_t bench_stream() {
 #if defined(RDNACONV_BACKEND_CUDA)
 using graph_t = cudaGraph_t;
 using graph_exec_t = cudaGraphExec_t;
-inline rt::error_t begin_capture(rt::stream_t s) { return cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal); }
-inline rt::error_t end_capture(rt::stream_t s, graph_t* g) { return cudaStreamEndCapture(s, g); }
-inline rt::error_t instantiate(graph_exec_t* e, graph_t g) { return cudaGraphInstantiate(e, g, 0); }
-inline rt::error_t graph_launch(graph_exec_t e, rt::stream_t s) { return cudaGraphLaunch(e, s); }
+inline rt::error_t begin_capture(rt::stream_t s) {
+  return cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+}
+inline rt::error_t end_capture(rt::stream_t s, graph_t* g) {
+  return cudaStreamEndCapture(s, g);
+}
+inline rt::error_t instantiate(graph_exec_t* e, graph_t g) {
+  return cudaGraphInstantiate(e, g, 0);
+}
+inline rt::error_t graph_launch(graph_exec_t e, rt::stream_t s) {
+  return cudaGraphLaunch(e, s);
+}
 inline void graph_free(graph_t g, graph_exec_t e) {
   if (e) (void)cudaGraphExecDestroy(e);
   if (g) (void)cudaGraphDestroy(g);
@@ -138,10 +154,18 @@ inline void graph_free(graph_t g, graph_exec_t e) {
 #else
 using graph_t = hipGraph_t;
 using graph_exec_t = hipGraphExec_t;
-inline rt::error_t begin_capture(rt::stream_t s) { return hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal); }
-inline rt::error_t end_capture(rt::stream_t s, graph_t* g) { return hipStreamEndCapture(s, g); }
-inline rt::error_t instantiate(graph_exec_t* e, graph_t g) { return hipGraphInstantiate(e, g, nullptr, nullptr, 0); }
-inline rt::error_t graph_launch(graph_exec_t e, rt::stream_t s) { return hipGraphLaunch(e, s); }
+inline rt::error_t begin_capture(rt::stream_t s) {
+  return hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal);
+}
+inline rt::error_t end_capture(rt::stream_t s, graph_t* g) {
+  return hipStreamEndCapture(s, g);
+}
+inline rt::error_t instantiate(graph_exec_t* e, graph_t g) {
+  return hipGraphInstantiate(e, g, nullptr, nullptr, 0);
+}
+inline rt::error_t graph_launch(graph_exec_t e, rt::stream_t s) {
+  return hipGraphLaunch(e, s);
+}
 inline void graph_free(graph_t g, graph_exec_t e) {
   if (e) (void)hipGraphExecDestroy(e);
   if (g) (void)hipGraphDestroy(g);
@@ -165,12 +189,18 @@ struct Graph {
   }
 };
 
-__global__ void fill_random(std::uint16_t* p, std::int64_t n, DType t, std::uint32_t seed, float scale) {
+__global__ void fill_random(std::uint16_t* p, std::int64_t n, DType t, std::uint32_t seed,
+                            float scale) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     std::uint64_t v = (std::uint64_t(seed) << 40) ^ std::uint64_t(i);
-    v ^= v >> 33; v *= 0xff51afd7ed558ccdull; v ^= v >> 33; v *= 0xc4ceb9fe1a85ec53ull; v ^= v >> 33;
-    const float u = float(std::uint32_t(v) >> 8) * (1.f / 16777216.f) * 2.f - 1.f;  // random, never all zeros
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdull;
+    v ^= v >> 33;
+    v *= 0xc4ceb9fe1a85ec53ull;
+    v ^= v >> 33;
+    const float u =
+        float(std::uint32_t(v) >> 8) * (1.f / 16777216.f) * 2.f - 1.f;  // random, never all zeros
     p[i] = t == DType::bf16 ? arch::float_to_bf16(u * scale) : arch::float_to_f16(u * scale);
   }
 }
@@ -201,9 +231,10 @@ struct LayerData {
 };
 LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t y_bytes) {
   static LayerData d;
-  const std::string key = std::to_string(p.n) + "/" + std::to_string(p.c) + "/" + std::to_string(p.h) + "/" +
-                          std::to_string(p.w) + "/" + std::to_string(p.k) + "/" + std::to_string(p.r) + "/" +
-                          std::to_string(p.s) + "/" + to_string(t) + "/" + to_string(l) + "/" + std::to_string(y_bytes);
+  const std::string key =
+      std::to_string(p.n) + "/" + std::to_string(p.c) + "/" + std::to_string(p.h) + "/" +
+      std::to_string(p.w) + "/" + std::to_string(p.k) + "/" + std::to_string(p.r) + "/" +
+      std::to_string(p.s) + "/" + to_string(t) + "/" + to_string(l) + "/" + std::to_string(y_bytes);
   if (d.key == key) return d;
   d = LayerData{};
   d.key = key;
@@ -228,7 +259,8 @@ LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t
 /// Warm-up is by time (at least 15 ms of back-to-back calls, untimed): an idle GPU runs at a low
 /// clock (345 MHz seen on the H200) and needs milliseconds of load to reach its boost clock.
 /// `reps_out` (if given) gets the batch size used.
-double time_stream(const std::function<void(int)>& call, rt::stream_t stream, int* reps_out = nullptr) {
+double time_stream(const std::function<void(int)>& call, rt::stream_t stream,
+                   int* reps_out = nullptr) {
   rt::event_t a, b;
   RT_CHECK(rt::event_create(&a));
   RT_CHECK(rt::event_create(&b));
@@ -281,7 +313,8 @@ Timing time_calls(const std::function<void(int, rt::stream_t)>& call) {
   return t;
 }
 
-void report(benchmark::State& st, const Conv2dProblem& p, const Timing& t, int mult, const std::string& label) {
+void report(benchmark::State& st, const Conv2dProblem& p, const Timing& t, int mult,
+            const std::string& label) {
   const double secs = t.gpu;
   st.SetIterationTime(secs);
   st.counters["stream_us"] = t.stream * 1e6;
@@ -311,7 +344,8 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
   try {
     LayerData& d = layer_data(p, dtype_of<T>(), L::kind, std::size_t(p.y_elems()) * 2);
     DevMem pk(plan.packed_weight_bytes()), ws(plan.workspace_bytes());
-    if (Status s = plan.prepack(static_cast<const T*>(d.w->p), pk.p); !s) throw std::runtime_error(s.message());
+    if (Status s = plan.prepack(static_cast<const T*>(d.w->p), pk.p); !s)
+      throw std::runtime_error(s.message());
     RT_CHECK(rt::synchronize());  // the default stream's work before the bench stream's
     const int copies = int(d.xs.size());
     Status last;
@@ -322,8 +356,8 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       };
     else
       call = [&](int i, rt::stream_t s) {
-        if (Status e = plan.run(static_cast<const T*>(d.xs[i % copies]), pk.p, nullptr, d.ys[i % copies], ws.p,
-                                plan.workspace_bytes(), s);
+        if (Status e = plan.run(static_cast<const T*>(d.xs[i % copies]), pk.p, nullptr,
+                                d.ys[i % copies], ws.p, plan.workspace_bytes(), s);
             !e)
           last = e;
       };
@@ -361,7 +395,8 @@ void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int
     const int copies = int(d.xs.size());
     std::string last;
     const std::function<void(int, rt::stream_t)> call = [&](int i, rt::stream_t s) {
-      if (std::string e = conv.run(d.xs[i % copies], d.w->p, d.ys[i % copies], ws.p, s); !e.empty()) last = e;
+      if (std::string e = conv.run(d.xs[i % copies], d.w->p, d.ys[i % copies], ws.p, s); !e.empty())
+        last = e;
     };
     for (auto _ : st) {
       const Timing t = time_calls(call);
@@ -375,10 +410,11 @@ void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int
 }
 #endif
 
-/// The whole model, back to back on one stream: rdnaconv (router) or the vendor; optionally captured
-/// once into a graph and replayed.
+/// The whole model, back to back on one stream: rdnaconv (router) or the vendor; optionally
+/// captured once into a graph and replayed.
 template <class T, class L>
-void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool vendor, bool graph) {
+void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool vendor,
+              bool graph) {
   constexpr DType dt = dtype_of<T>();
   try {
     const rt::stream_t s = bench_stream();
@@ -397,9 +433,9 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
     double flops = 0, bytes = 0;
     for (const models::ModelLayer& ml : layers) {
       const Conv2dProblem& p = ml.p;
-      const std::string key = std::to_string(p.c) + "/" + std::to_string(p.h) + "/" + std::to_string(p.k) + "/" +
-                              std::to_string(p.r) + "/" + std::to_string(p.stride_h) + "/" +
-                              std::to_string(p.pad_bottom);
+      const std::string key = std::to_string(p.c) + "/" + std::to_string(p.h) + "/" +
+                              std::to_string(p.k) + "/" + std::to_string(p.r) + "/" +
+                              std::to_string(p.stride_h) + "/" + std::to_string(p.pad_bottom);
       flops += p.flops();
       bytes += double(p.x_elems() + p.w_elems() + p.y_elems()) * 2;
       auto& it = by_shape[key];
@@ -410,7 +446,8 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
 #if defined(RDNACONV_HAVE_VENDOR)
         if (vendor) {
           it->cd = std::make_unique<bench::VendorConv>();
-          if (std::string e = it->cd->setup(p, dt, L::kind); !e.empty()) throw std::runtime_error(e);
+          if (std::string e = it->cd->setup(p, dt, L::kind); !e.empty())
+            throw std::runtime_error(e);
           q = it->cd->problem();
           ws_bytes = std::max(ws_bytes, it->cd->workspace_bytes());
         }
@@ -438,11 +475,13 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       for (const auto& it : seq) {
 #if defined(RDNACONV_HAVE_VENDOR)
         if (vendor) {
-          if (std::string e = it->cd->run(it->x->p, it->w->p, it->y->p, ws.p, s); !e.empty()) err = e;
+          if (std::string e = it->cd->run(it->x->p, it->w->p, it->y->p, ws.p, s); !e.empty())
+            err = e;
           continue;
         }
 #endif
-        if (Status e = it->plan.run(static_cast<const T*>(it->x->p), it->pk->p, nullptr, it->y->p, ws.p, ws_bytes, s);
+        if (Status e = it->plan.run(static_cast<const T*>(it->x->p), it->pk->p, nullptr, it->y->p,
+                                    ws.p, ws_bytes, s);
             !e)
           err = e.message();
       }
@@ -461,7 +500,8 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       st.counters["TFLOPS"] = flops / secs * 1e-12;
       st.counters["GBps"] = bytes / secs * 1e-9;
       st.counters["layers"] = double(seq.size());
-      st.SetLabel(std::string(vendor ? vendor_name() : "rdnaconv") + (graph ? " graph replay" : " stream"));
+      st.SetLabel(std::string(vendor ? vendor_name() : "rdnaconv") +
+                  (graph ? " graph replay" : " stream"));
     }
     RT_CHECK(rt::synchronize());
   } catch (const std::exception& e) {
@@ -469,13 +509,17 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
   }
 }
 
-std::string batch_str(int n) { return "N" + std::to_string(n); }
+std::string batch_str(int n) {
+  return "N" + std::to_string(n);
+}
 
 template <class T, class L>
 void register_set(const BenchSet& s) {
   constexpr LayoutKind lk = L::kind;
-  const std::string base = s.model + "/" + batch_str(s.batch) + "/" + to_string(dtype_of<T>()) + "/" + to_string(lk);
-  std::vector<models::ModelLayer> all = s.model == "sweep3x3" ? sweep_layers() : models::model(s.model);
+  const std::string base =
+      s.model + "/" + batch_str(s.batch) + "/" + to_string(dtype_of<T>()) + "/" + to_string(lk);
+  std::vector<models::ModelLayer> all =
+      s.model == "sweep3x3" ? sweep_layers() : models::model(s.model);
   for (auto& l : all) l.p.n = s.batch;
   for (const models::UniqueLayer& u : models::unique_layers(all)) {
     if (s.filter && !s.filter(u.p)) continue;
@@ -488,28 +532,38 @@ void register_set(const BenchSet& s) {
           ->Unit(benchmark::kMicrosecond);
     };
     const int mult = u.count();
-    reg("router", [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false); });
+    reg("router",
+        [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false); });
     if (g_opt.all_methods && s.compare_methods)
       for (const MethodInfo& m : kMethods)
         if (m.can_implement(p, lk))
-          reg(m.name, [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
-    reg("prepack", [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
+          reg(m.name,
+              [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
+    reg("prepack",
+        [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
 #if defined(RDNACONV_HAVE_VENDOR)
     if (g_opt.vendor)
-      reg(bench::VendorConv::kName, [=](benchmark::State& st) { bm_vendor(st, p, dtype_of<T>(), lk, mult); });
+      reg(bench::VendorConv::kName,
+          [=](benchmark::State& st) { bm_vendor(st, p, dtype_of<T>(), lk, mult); });
 #endif
   }
   if (g_opt.e2e && !s.filter && s.model != "sweep3x3") {
     for (bool graph : {false, true}) {
       const std::string how = graph ? "graph" : "stream";
-      benchmark::RegisterBenchmark(("model/" + base + "/rdnaconv/" + how).c_str(),
-                                   [=](benchmark::State& st) { bm_model<T, L>(st, all, false, graph); })
-          ->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(
+          ("model/" + base + "/rdnaconv/" + how).c_str(),
+          [=](benchmark::State& st) { bm_model<T, L>(st, all, false, graph); })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
 #if defined(RDNACONV_HAVE_VENDOR)
       if (g_opt.vendor)
-        benchmark::RegisterBenchmark(("model/" + base + "/" + vendor_name() + "/" + how).c_str(),
-                                     [=](benchmark::State& st) { bm_model<T, L>(st, all, true, graph); })
-            ->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(
+            ("model/" + base + "/" + vendor_name() + "/" + how).c_str(),
+            [=](benchmark::State& st) { bm_model<T, L>(st, all, true, graph); })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMicrosecond);
 #endif
     }
   }
@@ -533,14 +587,22 @@ int main(int argc, char** argv) {
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--set=", 0) == 0) g_opt.set = a.substr(6);
-    else if (a == "--methods=all") g_opt.all_methods = true;
-    else if (a == "--methods=router") g_opt.all_methods = false;
-    else if (a == "--vendor=off") g_opt.vendor = false;
-    else if (a == "--vendor=on") g_opt.vendor = true;
-    else if (a == "--e2e=off") g_opt.e2e = false;
-    else if (a == "--e2e=on") g_opt.e2e = true;
-    else rest.push_back(argv[i]);
+    if (a.rfind("--set=", 0) == 0)
+      g_opt.set = a.substr(6);
+    else if (a == "--methods=all")
+      g_opt.all_methods = true;
+    else if (a == "--methods=router")
+      g_opt.all_methods = false;
+    else if (a == "--vendor=off")
+      g_opt.vendor = false;
+    else if (a == "--vendor=on")
+      g_opt.vendor = true;
+    else if (a == "--e2e=off")
+      g_opt.e2e = false;
+    else if (a == "--e2e=on")
+      g_opt.e2e = true;
+    else
+      rest.push_back(argv[i]);
   }
   if (g_opt.set == "sweep") g_opt.all_methods = true;
   if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke") {
@@ -557,7 +619,9 @@ int main(int argc, char** argv) {
 #elif defined(RDNACONV_BACKEND_CUDA)
   std::printf("vendor baseline: cuDNN not found at build time: no vendor rows\n");
 #else
-  std::printf("vendor baseline: MIOpen (miopen/miopen.h, libMIOpen) not found at build time: no vendor rows\n");
+  std::printf(
+      "vendor baseline: MIOpen (miopen/miopen.h, libMIOpen) not found at build time: no vendor "
+      "rows\n");
 #endif
   int n = int(rest.size());
   register_all();

@@ -19,15 +19,24 @@ namespace rdnaconv::bench {
 
 inline const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-    default: return "?";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+      return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+      return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+      return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+      return "DIRECT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+      return "FFT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+      return "FFT_TILING";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+      return "WINOGRAD";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+      return "WINOGRAD_NONFUSED";
+    default:
+      return "?";
   }
 }
 
@@ -45,7 +54,8 @@ class CudnnConv {
 
   static constexpr const char* kName = "cudnn";
   static std::string version_line() {
-    return "cuDNN " + std::to_string(cudnnGetVersion()) + " (cudnnFindConvolutionForwardAlgorithm, same layout)";
+    return "cuDNN " + std::to_string(cudnnGetVersion()) +
+           " (cudnnFindConvolutionForwardAlgorithm, same layout)";
   }
 
   /// Sets the descriptors and asks cudnnFind for the fastest algorithm (it runs each one on
@@ -65,17 +75,19 @@ class CudnnConv {
     if (!ok(cudnnSetTensor4dDescriptor(x_, fmt, dt, int(p_.n), int(p_.c), int(p_.h), int(p_.w))) ||
         !ok(cudnnSetFilter4dDescriptor(w_, dt, fmt, int(p_.k), int(p_.c), int(p_.r), int(p_.s))) ||
         !ok(cudnnSetConvolution2dDescriptor(c_, int(p_.pad_top), int(p_.pad_left), int(p_.stride_h),
-                                            int(p_.stride_w), int(p_.dil_h), int(p_.dil_w), CUDNN_CROSS_CORRELATION,
-                                            CUDNN_DATA_FLOAT)) ||
+                                            int(p_.stride_w), int(p_.dil_h), int(p_.dil_w),
+                                            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
         !ok(cudnnSetConvolutionMathType(c_, CUDNN_TENSOR_OP_MATH)) ||
-        !ok(cudnnSetTensor4dDescriptor(y_, fmt, dt, int(p_.n), int(p_.k), int(p_.p()), int(p_.q()))))
+        !ok(cudnnSetTensor4dDescriptor(y_, fmt, dt, int(p_.n), int(p_.k), int(p_.p()),
+                                       int(p_.q()))))
       return "descriptor setup: " + err_;
     // cudnnFind once per (shape, type, layout) in a process: the layer rows and the end-to-end
     // rows of the same model reuse its answer, as an application would cache it.
-    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                           std::int64_t, std::int64_t, std::int64_t, int, int>;
+    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                           std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int>;
     static std::map<Key, std::pair<cudnnConvolutionFwdAlgo_t, std::size_t>> found;
-    const Key key{p_.n, p_.c, p_.h, p_.w, p_.k, p_.r, p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
+    const Key key{p_.n,        p_.c,       p_.h,     p_.w,   p_.k,  p_.r,
+                  p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
     if (auto it = found.find(key); it != found.end()) {
       algo_ = it->second.first;
       ws_bytes_ = it->second.second;
@@ -84,7 +96,8 @@ class CudnnConv {
     }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int got = 0;
-    if (!ok(cudnnFindConvolutionForwardAlgorithm(h_, x_, w_, c_, y_, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf)))
+    if (!ok(cudnnFindConvolutionForwardAlgorithm(h_, x_, w_, c_, y_,
+                                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf)))
       return "cudnnFindConvolutionForwardAlgorithm: " + err_;
     for (int i = 0; i < got; ++i)
       if (perf[i].status == CUDNN_STATUS_SUCCESS) {

@@ -26,12 +26,18 @@ namespace rdnaconv::bench {
 
 inline const char* miopen_algo_name(miopenConvFwdAlgorithm_t a) {
   switch (a) {
-    case miopenConvolutionFwdAlgoGEMM: return "GEMM";
-    case miopenConvolutionFwdAlgoDirect: return "Direct";
-    case miopenConvolutionFwdAlgoFFT: return "FFT";
-    case miopenConvolutionFwdAlgoWinograd: return "Winograd";
-    case miopenConvolutionFwdAlgoImplicitGEMM: return "ImplicitGEMM";
-    default: return "?";
+    case miopenConvolutionFwdAlgoGEMM:
+      return "GEMM";
+    case miopenConvolutionFwdAlgoDirect:
+      return "Direct";
+    case miopenConvolutionFwdAlgoFFT:
+      return "FFT";
+    case miopenConvolutionFwdAlgoWinograd:
+      return "Winograd";
+    case miopenConvolutionFwdAlgoImplicitGEMM:
+      return "ImplicitGEMM";
+    default:
+      return "?";
   }
 }
 
@@ -40,8 +46,10 @@ class MiopenConv {
   static constexpr const char* kName = "miopen";
   static std::string version_line() {
     std::size_t major = 0, minor = 0, patch = 0;
-    if (miopenGetVersion(&major, &minor, &patch) != miopenStatusSuccess) return "MIOpen (version unknown)";
-    return "MIOpen " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch) +
+    if (miopenGetVersion(&major, &minor, &patch) != miopenStatusSuccess)
+      return "MIOpen (version unknown)";
+    return "MIOpen " + std::to_string(major) + "." + std::to_string(minor) + "." +
+           std::to_string(patch) +
            " (miopenFindConvolutionForwardAlgorithm, exhaustive, same layout)";
   }
 
@@ -69,16 +77,19 @@ class MiopenConv {
         !ok(miopenCreateTensorDescriptor(&w_)) || !ok(miopenCreateConvolutionDescriptor(&c_)))
       return "descriptor creation: " + err_;
     const bool nhwc = l == LayoutKind::nhwc;
-    if (!ok(set4d(x_, dt, nhwc, p_.n, p_.c, p_.h, p_.w)) || !ok(set4d(w_, dt, nhwc, p_.k, p_.c, p_.r, p_.s)) ||
+    if (!ok(set4d(x_, dt, nhwc, p_.n, p_.c, p_.h, p_.w)) ||
+        !ok(set4d(w_, dt, nhwc, p_.k, p_.c, p_.r, p_.s)) ||
         !ok(set4d(y_, dt, nhwc, p_.n, p_.k, p_.p(), p_.q())) ||
-        !ok(miopenInitConvolutionDescriptor(c_, miopenConvolution, int(p_.pad_top), int(p_.pad_left),
-                                            int(p_.stride_h), int(p_.stride_w), int(p_.dil_h), int(p_.dil_w))))
+        !ok(miopenInitConvolutionDescriptor(c_, miopenConvolution, int(p_.pad_top),
+                                            int(p_.pad_left), int(p_.stride_h), int(p_.stride_w),
+                                            int(p_.dil_h), int(p_.dil_w))))
       return "descriptor setup: " + err_;
     // the find step once per (shape, type, layout) in a process, as an application caches it
-    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                           std::int64_t, std::int64_t, std::int64_t, int, int>;
+    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                           std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int>;
     static std::map<Key, Found> found;
-    const Key key{p_.n, p_.c, p_.h, p_.w, p_.k, p_.r, p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
+    const Key key{p_.n,        p_.c,       p_.h,     p_.w,   p_.k,  p_.r,
+                  p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
     if (auto it = found.find(key); it != found.end()) {
       f_ = it->second;
       return {};
@@ -90,8 +101,8 @@ class MiopenConv {
     if (!x.p || !w.p || !y.p || (find_ws && !ws.p)) return "allocation for the find step failed";
     miopenConvAlgoPerf_t perf[8];
     int got = 0;
-    if (!ok(miopenFindConvolutionForwardAlgorithm(h_, x_, x.p, w_, w.p, c_, y_, y.p, 8, &got, perf, ws.p, find_ws,
-                                                  true)))
+    if (!ok(miopenFindConvolutionForwardAlgorithm(h_, x_, x.p, w_, w.p, c_, y_, y.p, 8, &got, perf,
+                                                  ws.p, find_ws, true)))
       return "miopenFindConvolutionForwardAlgorithm: " + err_;
     if (got < 1) return "MIOpen found no algorithm";
     f_.algo = perf[0].fwd_algo;  // sorted, fastest first
@@ -99,10 +110,14 @@ class MiopenConv {
     f_.label = miopen_algo_name(f_.algo);
     // the solver behind it: the immediate mode's list, filled from the find step, fastest first
     std::size_t count = 0;
-    if (miopenConvolutionForwardGetSolutionCount(h_, w_, x_, c_, y_, &count) == miopenStatusSuccess && count > 0) {
+    if (miopenConvolutionForwardGetSolutionCount(h_, w_, x_, c_, y_, &count) ==
+            miopenStatusSuccess &&
+        count > 0) {
       std::vector<miopenConvSolution_t> sol(count);
       std::size_t n = 0;
-      if (miopenConvolutionForwardGetSolution(h_, w_, x_, c_, y_, count, &n, sol.data()) == miopenStatusSuccess && n > 0)
+      if (miopenConvolutionForwardGetSolution(h_, w_, x_, c_, y_, count, &n, sol.data()) ==
+              miopenStatusSuccess &&
+          n > 0)
         f_.label += " solver#" + std::to_string(sol[0].solution_id);
     }
     found[key] = f_;
@@ -118,7 +133,8 @@ class MiopenConv {
     const float alpha = 1.f, beta = 0.f;
     miopenStatus_t e = miopenSetStream(h_, stream);
     if (e == miopenStatusSuccess)
-      e = miopenConvolutionForward(h_, &alpha, x_, x, w_, w, c_, f_.algo, &beta, y_, y, ws, f_.ws_bytes);
+      e = miopenConvolutionForward(h_, &alpha, x_, x, w_, w, c_, f_.algo, &beta, y_, y, ws,
+                                   f_.ws_bytes);
     return e == miopenStatusSuccess ? std::string() : std::string(miopenGetErrorString(e));
   }
 
@@ -140,14 +156,20 @@ class MiopenConv {
     }
   };
   /// A 4-d descriptor with dims (n, c, h, w) and the strides of NCHW or NHWC.
-  static miopenStatus_t set4d(miopenTensorDescriptor_t d, miopenDataType_t dt, bool nhwc, std::int64_t n,
-                              std::int64_t c, std::int64_t h, std::int64_t w) {
+  static miopenStatus_t set4d(miopenTensorDescriptor_t d, miopenDataType_t dt, bool nhwc,
+                              std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
     int dims[4] = {int(n), int(c), int(h), int(w)};
     int strides[4];
     if (nhwc) {
-      strides[0] = int(h * w * c); strides[1] = 1; strides[2] = int(w * c); strides[3] = int(c);
+      strides[0] = int(h * w * c);
+      strides[1] = 1;
+      strides[2] = int(w * c);
+      strides[3] = int(c);
     } else {
-      strides[0] = int(c * h * w); strides[1] = int(h * w); strides[2] = int(w); strides[3] = 1;
+      strides[0] = int(c * h * w);
+      strides[1] = int(h * w);
+      strides[2] = int(w);
+      strides[3] = 1;
     }
     return miopenSetTensorDescriptor(d, dt, 4, dims, strides);
   }

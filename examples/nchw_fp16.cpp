@@ -6,8 +6,12 @@
 
 int main() {
   using namespace rdnaconv;
-  Conv2dProblem p = make_problem(/*N*/ 2, /*C*/ 32, /*H*/ 33, /*W*/ 31, /*K*/ 48, /*R*/ 3, /*S*/ 3, /*stride*/ 2);
-  p.pad_top = 0; p.pad_bottom = 1; p.pad_left = 0; p.pad_right = 1;
+  Conv2dProblem p =
+      make_problem(/*N*/ 2, /*C*/ 32, /*H*/ 33, /*W*/ 31, /*K*/ 48, /*R*/ 3, /*S*/ 3, /*stride*/ 2);
+  p.pad_top = 0;
+  p.pad_bottom = 1;
+  p.pad_left = 0;
+  p.pad_right = 1;
   Conv2dOptions o;
   o.has_bias = true;  // fp16, the input type (the default bias_type)
   o.activation = Activation::relu;
@@ -16,7 +20,8 @@ int main() {
   const auto hx = random_words(std::size_t(p.x_elems()), DType::f16, 1.f, 11);  // NCHW
   const auto hw = random_words(std::size_t(p.w_elems()), DType::f16, 0.1f, 12);
   const auto hb = random_words(std::size_t(p.k), DType::f16, 0.5f, 13);
-  void *x = to_device(hx), *w = to_device(hw), *bias = to_device(hb), *y = nullptr, *packed = nullptr, *work = nullptr;
+  void *x = to_device(hx), *w = to_device(hw), *bias = to_device(hb), *y = nullptr,
+       *packed = nullptr, *work = nullptr;
   CHECK_RT(rt::malloc(&y, std::size_t(p.y_elems()) * 4));
 
   Plan<fp16_t, NCHW> plan;
@@ -35,8 +40,8 @@ int main() {
                                {hb.data(), DType::f16, Activation::relu}, ref);
   double err = 0;
   for (std::size_t i = 0; i < hy.size(); ++i) err = std::fmax(err, std::fabs(hy[i] - ref[i]));
-  std::printf("output %lldx%lldx%lldx%lld (N K P Q), max |y - float64 reference| %.3g\n", (long long)p.n,
-              (long long)p.k, (long long)p.p(), (long long)p.q(), err);
+  std::printf("output %lldx%lldx%lldx%lld (N K P Q), max |y - float64 reference| %.3g\n",
+              (long long)p.n, (long long)p.k, (long long)p.p(), (long long)p.q(), err);
   for (void* b : {x, w, bias, y, packed, work})
     if (b) CHECK_RT(rt::free(b));
   return err < 1e-2 ? 0 : 1;

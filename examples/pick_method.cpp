@@ -32,7 +32,10 @@ int main() {
     CHECK_RT(rt::malloc(&packed, plan.packed_weight_bytes()));
     if (plan.workspace_bytes() > 0) CHECK_RT(rt::malloc(&work, plan.workspace_bytes()));
     CHECK_OK(plan.prepack(static_cast<const fp16_t*>(w), packed));
-    auto run = [&] { CHECK_OK(plan.run(static_cast<const fp16_t*>(x), packed, nullptr, y, work, plan.workspace_bytes())); };
+    auto run = [&] {
+      CHECK_OK(plan.run(static_cast<const fp16_t*>(x), packed, nullptr, y, work,
+                        plan.workspace_bytes()));
+    };
     run();  // warm-up
     CHECK_RT(rt::event_record(a, nullptr));
     for (int i = 0; i < 20; ++i) run();
@@ -47,8 +50,9 @@ int main() {
     for (std::size_t i = 0; i < got.size(); ++i)
       diff = std::fmax(diff, std::fabs(double(detail::bits_to_float(DType::f16, got[i])) -
                                        detail::bits_to_float(DType::f16, first[i])));
-    std::printf("%-15s %8.1f us  max |y - router's y| %.3g\n    %s\n", m == Method::automatic ? "automatic" : to_string(m),
-                ms * 1000.0 / 20, diff, plan.describe().c_str());
+    std::printf("%-15s %8.1f us  max |y - router's y| %.3g\n    %s\n",
+                m == Method::automatic ? "automatic" : to_string(m), ms * 1000.0 / 20, diff,
+                plan.describe().c_str());
     CHECK_RT(rt::free(packed));
     if (work) CHECK_RT(rt::free(work));
   }

@@ -5,7 +5,8 @@
 ///   std::size_t ws = 0;
 ///   auto st = rdnaconv::conv2d_workspace_bytes<rdnaconv::bf16_t, rdnaconv::NHWC>(p, {}, &ws);
 ///   ... allocate ws bytes once ...
-///   st = rdnaconv::conv2d<rdnaconv::bf16_t, rdnaconv::NHWC>(p, x, w, nullptr, y, work, ws, stream);
+///   st = rdnaconv::conv2d<rdnaconv::bf16_t, rdnaconv::NHWC>(p, x, w, nullptr, y, work, ws,
+///   stream);
 ///
 /// The one-shot call packs the weights into the workspace on every call; for repeated calls
 /// with the same weights build a Plan and prepack once.
@@ -52,11 +53,14 @@ Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias, 
   // All buffers are checked before the prepack launch, so an error launches nothing. The packed
   // weights live at the start of the workspace.
   if (w == nullptr) return {StatusCode::null_pointer, "rdnaconv: w is null"};
-  if (reinterpret_cast<std::uintptr_t>(w) % 2 != 0) return {StatusCode::misaligned, "rdnaconv: w is not 2-byte aligned"};
+  if (reinterpret_cast<std::uintptr_t>(w) % 2 != 0)
+    return {StatusCode::misaligned, "rdnaconv: w is not 2-byte aligned"};
   if (workspace == nullptr)
-    return {StatusCode::null_pointer, "rdnaconv: workspace is null (the one-shot call packs the weights into it)"};
+    return {StatusCode::null_pointer,
+            "rdnaconv: workspace is null (the one-shot call packs the weights into it)"};
   const RunBuffers b{x, workspace, bias, y, workspace, workspace_bytes};
-  if (Status s = validate_buffers(b, o, dtype_of<T>(), packed + plan.workspace_bytes()); !s) return s;
+  if (Status s = validate_buffers(b, o, dtype_of<T>(), packed + plan.workspace_bytes()); !s)
+    return s;
   if (Status s = plan.prepack(w, workspace, stream); !s) return s;
   return plan.run(x, workspace, bias, y, static_cast<char*>(workspace) + packed,
                   workspace_bytes - packed, stream);

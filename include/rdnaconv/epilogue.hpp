@@ -21,10 +21,14 @@ struct EpilogueParams {
 
 RDNACONV_HD inline float activate(float v, Activation a) {
   switch (a) {
-    case Activation::none: return v;
-    case Activation::relu: return v > 0.f ? v : 0.f;
-    case Activation::relu6: return v > 0.f ? (v < 6.f ? v : 6.f) : 0.f;
-    case Activation::gelu: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+    case Activation::none:
+      return v;
+    case Activation::relu:
+      return v > 0.f ? v : 0.f;
+    case Activation::relu6:
+      return v > 0.f ? (v < 6.f ? v : 6.f) : 0.f;
+    case Activation::gelu:
+      return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
   }
   return v;
 }
@@ -37,9 +41,12 @@ RDNACONV_HD inline float load_bias(const void* bias, DType t, std::int64_t k) {
 }
 
 RDNACONV_HD inline void store_out(void* y, DType t, std::int64_t i, float v) {
-  if (t == DType::f32) static_cast<float*>(y)[i] = v;
-  else if (t == DType::bf16) static_cast<std::uint16_t*>(y)[i] = arch::float_to_bf16(v);
-  else static_cast<std::uint16_t*>(y)[i] = arch::float_to_f16(v);
+  if (t == DType::f32)
+    static_cast<float*>(y)[i] = v;
+  else if (t == DType::bf16)
+    static_cast<std::uint16_t*>(y)[i] = arch::float_to_bf16(v);
+  else
+    static_cast<std::uint16_t*>(y)[i] = arch::float_to_f16(v);
 }
 
 RDNACONV_HD inline void epilogue_store(const EpilogueParams& e, std::int64_t out_index,

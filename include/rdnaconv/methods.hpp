@@ -37,10 +37,16 @@ struct MethodInfo {
 namespace detail {
 template <class F>
 constexpr MethodInfo method_row(ToleranceClass t) {
-  return {F::method, F::name(), t, F::tile_kind, [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
+  return {F::method,
+          F::name(),
+          t,
+          F::tile_kind,
+          [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
           [](LayoutKind l) { return F::reads_x_vectors(l); },
           [](const Conv2dProblem& p, ArchFamily f) { return F::packed_weight_bytes(p, f); },
-          [](const Conv2dProblem& p, LayoutKind l, ArchFamily f) { return F::workspace_bytes(p, l, f); }};
+          [](const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
+            return F::workspace_bytes(p, l, f);
+          }};
 }
 }  // namespace detail
 

@@ -21,9 +21,12 @@ namespace rdnaconv {
 
 template <class T>
 constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<T, fp16_t>) return DType::f16;
-  else if constexpr (std::is_same_v<T, bf16_t>) return DType::bf16;
-  else return DType::f32;  // rejected by validation: only fp16 and bf16 inputs
+  if constexpr (std::is_same_v<T, fp16_t>)
+    return DType::f16;
+  else if constexpr (std::is_same_v<T, bf16_t>)
+    return DType::bf16;
+  else
+    return DType::f32;  // rejected by validation: only fp16 and bf16 inputs
 }
 
 namespace detail {
@@ -49,17 +52,23 @@ inline Status query_device(int device, DeviceInfo& out) {
   }
   int arch = 0;
   char name[64];
-  if (Status s = detail::rt_status(rt::device_arch(device, &arch, name, sizeof name), "device query"); !s)
+  if (Status s =
+          detail::rt_status(rt::device_arch(device, &arch, name, sizeof name), "device query");
+      !s)
     return s;
 #if defined(RDNACONV_BACKEND_CUDA)
   const bool amd = false;
   int warp = 32;
-  if (Status s = detail::rt_status(cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, device), "warp size"); !s)
+  if (Status s = detail::rt_status(cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, device),
+                                   "warp size");
+      !s)
     return s;
 #else
   const bool amd = true;
   int warp = 32;
-  if (Status s = detail::rt_status(hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device), "warp size"); !s)
+  if (Status s = detail::rt_status(hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device),
+                                   "warp size");
+      !s)
     return s;
 #endif
   out = make_device_info(amd, arch, warp);
@@ -77,17 +86,20 @@ template <class T, class Layout, AtomKind Atom = AtomKind::native>
 class Plan {
   static constexpr DType kT = dtype_of<T>();
   static constexpr LayoutKind kL = Layout::kind;
-  static_assert(kT == DType::f16 || kT == DType::bf16, "T must be rdnaconv::fp16_t or rdnaconv::bf16_t");
+  static_assert(kT == DType::f16 || kT == DType::bf16,
+                "T must be rdnaconv::fp16_t or rdnaconv::bf16_t");
 
  public:
   /// Plans for `device` (-1: the current one).
-  static Status create(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o = {}, int device = -1) {
+  static Status create(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o = {},
+                       int device = -1) {
     DeviceInfo dev;
     if (Status s = query_device(device, dev); !s) return s;
     return create_for(out, p, o, dev);
   }
   /// Plans for a described device (no runtime call).
-  static Status create_for(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o, const DeviceInfo& dev) {
+  static Status create_for(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o,
+                           const DeviceInfo& dev) {
     PlanDesc d;
     if (Status s = make_plan_desc(d, p, kT, kL, o, dev, Atom); !s) return s;
     out.desc_ = d;
@@ -118,8 +130,9 @@ class Plan {
       // variants share U
       const int c_pad =
           int(kernels::winograd_layout(p, kL, kernels::WinogradFamily::block_k(desc_.tiles)).c_pad);
-      return detail::rt_status(kernels::launch_winograd_filter<kT>(ws, pk, int(p.k), int(p.c), c_pad, stream),
-                               "prepack launch");
+      return detail::rt_status(
+          kernels::launch_winograd_filter<kT>(ws, pk, int(p.k), int(p.c), c_pad, stream),
+          "prepack launch");
     }
     const kernels::ConvGemmParams g = kernels::make_conv_params(p, reduction_layout());
     return detail::rt_status(kernels::launch_pack_tap_major(ws, pk, g, stream), "prepack launch");
@@ -139,8 +152,9 @@ class Plan {
     e.act = desc_.options.activation;
     e.out_type = desc_.out_type();
     e.y = y;
-    const Run r{reinterpret_cast<const std::uint16_t*>(x), static_cast<const std::uint16_t*>(packed_w), e,
-                static_cast<char*>(workspace), stream};
+    const Run r{reinterpret_cast<const std::uint16_t*>(x),
+                static_cast<const std::uint16_t*>(packed_w), e, static_cast<char*>(workspace),
+                stream};
     return with_tiles([&](auto tag) { return run_method<decltype(tag)::value>(r); });
   }
 
@@ -155,8 +169,9 @@ class Plan {
       return {StatusCode::misaligned, "rdnaconv: x is not aligned to Conv2dOptions::x_align = " +
                                           std::to_string(desc_.options.x_align) + " bytes"};
     if (mi && mi->reads_x_vectors(kL) && a % 16 != 0)
-      return {StatusCode::misaligned, std::string("rdnaconv: ") + to_string(desc_.method) +
-                                          " reads x in 16-byte vectors and x is not 16-byte aligned"};
+      return {StatusCode::misaligned,
+              std::string("rdnaconv: ") + to_string(desc_.method) +
+                  " reads x in 16-byte vectors and x is not 16-byte aligned"};
     return Status::success();
   }
 
@@ -194,17 +209,21 @@ class Plan {
   kernels::ReductionLayout reduction_layout() const {
     const Conv2dProblem& p = desc_.problem;
     switch (desc_.method) {
-      case Method::general: return kernels::GeneralFamily::layout(p, desc_.tiles);
-      case Method::gemm1x1: return kernels::Gemm1x1Family::layout(p, desc_.tiles);
-      default: return kernels::Nhwc3x3Family::layout(p, desc_.tiles);  // all 3x3 variants
+      case Method::general:
+        return kernels::GeneralFamily::layout(p, desc_.tiles);
+      case Method::gemm1x1:
+        return kernels::Gemm1x1Family::layout(p, desc_.tiles);
+      default:
+        return kernels::Nhwc3x3Family::layout(p, desc_.tiles);  // all 3x3 variants
     }
   }
 
   template <ArchFamily F, kernels::TileKind K, class IterTag, LayoutKind OutL>
   static Status launch_engine(const kernels::ConvGemmParams& g, int batches, rt::stream_t stream) {
     using Tiles = kernels::tile_tag<F, K>;
-    return detail::rt_status(kernels::launch_conv_gemm<Tiles, kT, Atom, IterTag, OutL>(g, batches, stream),
-                             "kernel launch");
+    return detail::rt_status(
+        kernels::launch_conv_gemm<Tiles, kT, Atom, IterTag, OutL>(g, batches, stream),
+        "kernel launch");
   }
 
   /// Direct families: one engine launch over the input (or its repack `a_src`). The NHWC tap
@@ -217,7 +236,8 @@ class Plan {
     g.x = a_src;
     g.wpk = r.packed;
     g.epi = r.epi;
-    g.vec_x = kL == LayoutKind::nhwc && desc_.problem.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
+    g.vec_x = kL == LayoutKind::nhwc && desc_.problem.c % 8 == 0 &&
+              reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
     return launch_engine<F, K, IterTag, kL>(g, 1, r.stream);
   }
 
@@ -227,13 +247,17 @@ class Plan {
     const Conv2dProblem& p = desc_.problem;
     constexpr InLayout kIn = kL == LayoutKind::nhwc ? InLayout::nhwc : InLayout::nchw;
     switch (desc_.method) {
-      case Method::general: return run_direct<F, TileKind::general, GeneralIterTag<kL>>(r, r.x);
-      case Method::gemm1x1: return run_direct<F, TileKind::gemm1x1, TapIterTag<kIn, true>>(r, r.x);
+      case Method::general:
+        return run_direct<F, TileKind::general, GeneralIterTag<kL>>(r, r.x);
+      case Method::gemm1x1:
+        return run_direct<F, TileKind::gemm1x1, TapIterTag<kIn, true>>(r, r.x);
       case Method::nhwc3x3:
-        if constexpr (kL == LayoutKind::nhwc) return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nhwc, false>>(r, r.x);
+        if constexpr (kL == LayoutKind::nhwc)
+          return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nhwc, false>>(r, r.x);
         break;
       case Method::nchw3x3:
-        if constexpr (kL == LayoutKind::nchw) return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchw, false>>(r, r.x);
+        if constexpr (kL == LayoutKind::nchw)
+          return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchw, false>>(r, r.x);
         break;
       case Method::cblocked3x3:
         if constexpr (kL == LayoutKind::nchw) {
@@ -241,18 +265,23 @@ class Plan {
           auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace);
           const int c_pad = int(Nhwc3x3Family::layout(p, F).c_pad);
           if (Status s = detail::rt_status(
-                  launch_repack_nchwc<BK>(r.x, xc, int(p.n), int(p.c), c_pad, p.h * p.w, r.stream), "repack launch");
+                  launch_repack_nchwc<BK>(r.x, xc, int(p.n), int(p.c), c_pad, p.h * p.w, r.stream),
+                  "repack launch");
               !s)
             return s;
           return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchwc, false>>(r, xc);
         }
         break;
-      case Method::winograd: return run_winograd<F>(r, false);
-      case Method::winograd_fused: return run_winograd<F>(r, true);
-      case Method::automatic: break;
+      case Method::winograd:
+        return run_winograd<F>(r, false);
+      case Method::winograd_fused:
+        return run_winograd<F>(r, true);
+      case Method::automatic:
+        break;
     }
-    return {StatusCode::method_not_applicable, std::string("rdnaconv: no kernel for ") + to_string(desc_.method) +
-                                                   " on " + to_string(kL)};
+    return {
+        StatusCode::method_not_applicable,
+        std::string("rdnaconv: no kernel for ") + to_string(desc_.method) + " on " + to_string(kL)};
   }
 
   /// Winograd: [repack (NCHW)] -> input transform -> 36 batched GEMMs -> output transform;
@@ -264,10 +293,19 @@ class Plan {
     const Conv2dProblem& p = desc_.problem;
     const WinogradLayout wl = winograd_layout(p, kL, BK, !fused);
     WinogradParams wp{};
-    wp.n = int(p.n); wp.c = int(p.c); wp.h = int(p.h); wp.w = int(p.w); wp.k = int(p.k);
-    wp.p = int(p.p()); wp.q = int(p.q()); wp.pad_top = int(p.pad_top); wp.pad_left = int(p.pad_left);
+    wp.n = int(p.n);
+    wp.c = int(p.c);
+    wp.h = int(p.h);
+    wp.w = int(p.w);
+    wp.k = int(p.k);
+    wp.p = int(p.p());
+    wp.q = int(p.q());
+    wp.pad_top = int(p.pad_top);
+    wp.pad_left = int(p.pad_left);
     wp.c_pad = int(wl.c_pad);
-    wp.tiles_h = int(wl.tiles_h); wp.tiles_w = int(wl.tiles_w); wp.tiles = wl.tiles;
+    wp.tiles_h = int(wl.tiles_h);
+    wp.tiles_w = int(wl.tiles_w);
+    wp.tiles = wl.tiles;
     wp.x = r.x;
     wp.v = reinterpret_cast<std::uint16_t*>(r.workspace + wl.v_off);
     wp.m = fused ? nullptr : reinterpret_cast<float*>(r.workspace + wl.m_off);
@@ -275,21 +313,25 @@ class Plan {
     if constexpr (kL == LayoutKind::nchw) {
       auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace + wl.repack_off);
       if (Status s = detail::rt_status(
-              launch_repack_nchwc<BK>(r.x, xc, wp.n, wp.c, wp.c_pad, p.h * p.w, r.stream), "repack launch");
+              launch_repack_nchwc<BK>(r.x, xc, wp.n, wp.c, wp.c_pad, p.h * p.w, r.stream),
+              "repack launch");
           !s)
         return s;
       wp.x = xc;
-      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nchwc, BK>(wp, r.stream), "input transform");
+      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nchwc, BK>(wp, r.stream),
+                                       "input transform");
           !s)
         return s;
     } else {
-      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nhwc, BK>(wp, r.stream), "input transform");
+      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nhwc, BK>(wp, r.stream),
+                                       "input transform");
           !s)
         return s;
     }
     if (fused)
       return detail::rt_status(
-          launch_winograd_fused<tile_tag<F, TileKind::winograd_fused>, kT, Atom, kL>(wp, r.packed, r.stream),
+          launch_winograd_fused<tile_tag<F, TileKind::winograd_fused>, kT, Atom, kL>(wp, r.packed,
+                                                                                     r.stream),
           "kernel launch");
     ConvGemmParams g{};
     g.k = wp.k;
@@ -303,7 +345,9 @@ class Plan {
     g.a_batch_stride = wl.tiles * wl.c_pad;
     g.b_batch_stride = p.k * wl.c_pad;
     g.out_batch_stride = wl.tiles * p.k;
-    if (Status s = launch_engine<F, TileKind::winograd, WinogradIterTag, LayoutKind::nhwc>(g, 36, r.stream); !s)
+    if (Status s = launch_engine<F, TileKind::winograd, WinogradIterTag, LayoutKind::nhwc>(
+            g, 36, r.stream);
+        !s)
       return s;
     return detail::rt_status(launch_winograd_output<kL>(wp, r.stream), "output transform");
   }

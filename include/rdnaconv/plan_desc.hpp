@@ -17,10 +17,14 @@ namespace rdnaconv {
 /// emulated RDNA atoms (so the emulation runs the RDNA tiles and pipeline); generic for fma.
 constexpr ArchFamily tile_family(AtomKind atom, ArchFamily device) {
   switch (atom) {
-    case AtomKind::native: return device;
-    case AtomKind::gfx11: return ArchFamily::rdna3;
-    case AtomKind::gfx12: return ArchFamily::rdna4;
-    case AtomKind::fma: break;
+    case AtomKind::native:
+      return device;
+    case AtomKind::gfx11:
+      return ArchFamily::rdna3;
+    case AtomKind::gfx12:
+      return ArchFamily::rdna4;
+    case AtomKind::fma:
+      break;
   }
   return ArchFamily::generic;
 }
@@ -33,31 +37,35 @@ struct PlanDesc {
   DeviceInfo device;
   AtomKind atom = AtomKind::native;
   ArchFamily tiles = ArchFamily::generic;  ///< tile table in use (tile_family)
-  Method routed = Method::general;  ///< what the router asked for
-  Method method = Method::general;  ///< what runs (routed, or general where routed can't)
-  std::string reason;               ///< why this method: forced, or the router's rule (and any fallback)
+  Method routed = Method::general;         ///< what the router asked for
+  Method method = Method::general;         ///< what runs (routed, or general where routed can't)
+  std::string reason;  ///< why this method: forced, or the router's rule (and any fallback)
   std::size_t workspace_bytes = 0;
   std::size_t packed_weight_bytes = 0;
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
 };
 
 inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype, LayoutKind layout,
-                             const Conv2dOptions& o, const DeviceInfo& dev, AtomKind atom = AtomKind::native) {
+                             const Conv2dOptions& o, const DeviceInfo& dev,
+                             AtomKind atom = AtomKind::native) {
   if (Status s = validate_problem(p); !s) return s;
   if (Status s = validate_types(dtype, o); !s) return s;
   if (!dev.amd && dev.arch < kMinCudaCC)
-    return {StatusCode::unsupported_arch,
-            "rdnaconv: NVIDIA compute capability " + std::to_string(dev.arch) + " < 80 (rdnaconv needs sm_80+)"};
+    return {StatusCode::unsupported_arch, "rdnaconv: NVIDIA compute capability " +
+                                              std::to_string(dev.arch) +
+                                              " < 80 (rdnaconv needs sm_80+)"};
   const bool emulated = atom == AtomKind::gfx11 || atom == AtomKind::gfx12;
   if (emulated && dev.warp_size != 32)
-    return {StatusCode::unsupported_arch, "rdnaconv: the emulated RDNA atoms need wave32, device has " +
-                                              std::to_string(dev.warp_size) + " lanes"};
+    return {StatusCode::unsupported_arch,
+            "rdnaconv: the emulated RDNA atoms need wave32, device has " +
+                std::to_string(dev.warp_size) + " lanes"};
   PlanDesc d;
   d.problem = p;
   d.dtype = dtype;
   d.layout = layout;
   d.options = o;
-  if (d.options.bias_type == DType::same) d.options.bias_type = dtype;  // resolved once: kernels see f32, f16 or bf16
+  if (d.options.bias_type == DType::same)
+    d.options.bias_type = dtype;  // resolved once: kernels see f32, f16 or bf16
   d.device = dev;
   d.atom = atom;
   d.tiles = tile_family(atom, dev.family);
@@ -66,7 +74,9 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
       return {StatusCode::method_not_applicable,
               std::string("rdnaconv: forced method ") + to_string(o.method) + " cannot implement " +
                   detail::describe(p) + " " + to_string(layout) +
-                  (can_implement(o.method, p, layout) ? " with x aligned to " + std::to_string(o.x_align) + " bytes" : "")};
+                  (can_implement(o.method, p, layout)
+                       ? " with x aligned to " + std::to_string(o.x_align) + " bytes"
+                       : "")};
     d.routed = d.method = o.method;
     d.reason = "forced by Conv2dOptions::method";
   } else {
@@ -85,8 +95,9 @@ inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, mi->tile_kind);
   const std::int64_t rows = is_winograd(d.method) ? winograd_tiles(p) : p.gemm_m();
   if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)
-    return {StatusCode::invalid_size, "rdnaconv: problem too large for one launch (" + std::to_string(rows) +
-                                          " GEMM rows x " + std::to_string(p.k) + " filters)"};
+    return {StatusCode::invalid_size, "rdnaconv: problem too large for one launch (" +
+                                          std::to_string(rows) + " GEMM rows x " +
+                                          std::to_string(p.k) + " filters)"};
   d.workspace_bytes = mi->workspace_bytes(p, layout, d.tiles);
   d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
   out = d;
@@ -98,17 +109,23 @@ inline std::string plan_kernels(const PlanDesc& d) {
   const bool nchw = d.layout == LayoutKind::nchw;
   const std::string gemm = "conv_gemm<";
   switch (d.method) {
-    case Method::general: return gemm + "GeneralIter " + to_string(d.layout) + ">";
-    case Method::gemm1x1: return gemm + "TapIter " + (nchw ? "nchw" : "nhwc") + " 1x1>";
-    case Method::nhwc3x3: return gemm + "TapIter nhwc 3x3>";
-    case Method::nchw3x3: return gemm + "TapIter nchw 3x3>";
-    case Method::cblocked3x3: return "repack_nchwc, " + gemm + "TapIter nchwc 3x3>";
+    case Method::general:
+      return gemm + "GeneralIter " + to_string(d.layout) + ">";
+    case Method::gemm1x1:
+      return gemm + "TapIter " + (nchw ? "nchw" : "nhwc") + " 1x1>";
+    case Method::nhwc3x3:
+      return gemm + "TapIter nhwc 3x3>";
+    case Method::nchw3x3:
+      return gemm + "TapIter nchw 3x3>";
+    case Method::cblocked3x3:
+      return "repack_nchwc, " + gemm + "TapIter nchwc 3x3>";
     case Method::winograd:
       return std::string(nchw ? "repack_nchwc, " : "") + "winograd_input_transform, " + gemm +
              "WinogradIter> x36 batches, winograd_output_transform";
     case Method::winograd_fused:
       return std::string(nchw ? "repack_nchwc, " : "") + "winograd_input_transform, winograd_fused";
-    case Method::automatic: break;
+    case Method::automatic:
+      break;
   }
   return "?";
 }
@@ -116,14 +133,19 @@ inline std::string plan_kernels(const PlanDesc& d) {
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
 inline std::string describe_plan(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
-  const kernels::TileConfig t = kernels::tile_of(d.tiles, mi ? mi->tile_kind : kernels::TileKind::general);
-  std::string s = std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  s += " tile=" + std::to_string(t.block_m) + "x" + std::to_string(t.block_n) + "x" + std::to_string(t.block_k) +
-       " warps=" + std::to_string(t.warps_m) + "x" + std::to_string(t.warps_n) + " stages=" +
-       std::to_string(t.stages) + (t.async_copy() ? " (cp.async)" : " (register-staged)");
+  const kernels::TileConfig t =
+      kernels::tile_of(d.tiles, mi ? mi->tile_kind : kernels::TileKind::general);
+  std::string s =
+      std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
+  s += " tile=" + std::to_string(t.block_m) + "x" + std::to_string(t.block_n) + "x" +
+       std::to_string(t.block_k) + " warps=" + std::to_string(t.warps_m) + "x" +
+       std::to_string(t.warps_n) + " stages=" + std::to_string(t.stages) +
+       (t.async_copy() ? " (cp.async)" : " (register-staged)");
   s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
-  s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) + " out=" + to_string(d.out_type());
-  s += " workspace=" + std::to_string(d.workspace_bytes) + "B packed=" + std::to_string(d.packed_weight_bytes) + "B";
+  s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) +
+       " out=" + to_string(d.out_type());
+  s += " workspace=" + std::to_string(d.workspace_bytes) +
+       "B packed=" + std::to_string(d.packed_weight_bytes) + "B";
   s += " problem: " + detail::describe(d.problem);
   s += " reason: " + d.reason;
   return s;

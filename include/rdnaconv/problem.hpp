@@ -40,12 +40,18 @@ struct Conv2dProblem {
 };
 
 /// Convenience: symmetric padding.
-constexpr Conv2dProblem make_problem(std::int64_t n, std::int64_t c, std::int64_t h,
-                                     std::int64_t w, std::int64_t k, std::int64_t r,
-                                     std::int64_t s, std::int64_t stride = 1,
-                                     std::int64_t pad = 0, std::int64_t dil = 1) {
+constexpr Conv2dProblem make_problem(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w,
+                                     std::int64_t k, std::int64_t r, std::int64_t s,
+                                     std::int64_t stride = 1, std::int64_t pad = 0,
+                                     std::int64_t dil = 1) {
   Conv2dProblem pr;
-  pr.n = n; pr.c = c; pr.h = h; pr.w = w; pr.k = k; pr.r = r; pr.s = s;
+  pr.n = n;
+  pr.c = c;
+  pr.h = h;
+  pr.w = w;
+  pr.k = k;
+  pr.r = r;
+  pr.s = s;
   pr.stride_h = pr.stride_w = stride;
   pr.dil_h = pr.dil_w = dil;
   pr.pad_top = pr.pad_bottom = pr.pad_left = pr.pad_right = pad;

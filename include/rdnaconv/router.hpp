@@ -18,13 +18,13 @@ using kernels::winograd_tiles;
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
 /// argument (Winograd for large C, K and many tiles) since no AMD GPU is available to measure.
 struct RouterThresholds {
-  std::int64_t tap_min_c;            ///< tap families pad C to block_k: below this, general wastes less
+  std::int64_t tap_min_c;  ///< tap families pad C to block_k: below this, general wastes less
   std::int64_t winograd_min_c;
   std::int64_t winograd_min_k;
   std::int64_t winograd_max_k;
   std::int64_t winograd_min_tiles;   ///< 4x4 output tiles (N * ceil(P/4) * ceil(Q/4))
   std::int64_t winograd_max_pixels;  ///< N * P * Q
-  std::int64_t cblocked_min_k;       ///< NCHW 3x3: channel-blocked (repack) from this K, else nchw3x3
+  std::int64_t cblocked_min_k;  ///< NCHW 3x3: channel-blocked (repack) from this K, else nchw3x3
   /// Winograd-eligible 3x3 with K up to this (and C >= tap_min_c), outside the unfused window:
   /// the fused variant, whose 32-wide filter tile is not 97% empty for K = 3 as the direct
   /// kernels' 128-wide one is.
@@ -36,12 +36,15 @@ inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 constexpr RouterThresholds router_thresholds(ArchFamily f) {
   switch (f) {
     case ArchFamily::rdna3:
-    case ArchFamily::rdna4: return {16, 256, 256, kNoLimit, 1024, kNoLimit, 1, 32};
+    case ArchFamily::rdna4:
+      return {16, 256, 256, kNoLimit, 1024, kNoLimit, 1, 32};
     // H200 sweep (docs/ROUTER.md): Winograd won only where the direct grid is small (few output
     // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
     // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
-    case ArchFamily::sm80: return {16, 128, 1, 256, 1, 4096, 1, 32};
-    case ArchFamily::generic: break;
+    case ArchFamily::sm80:
+      return {16, 128, 1, 256, 1, 4096, 1, 32};
+    case ArchFamily::generic:
+      break;
   }
   // no matrix units: keep to the direct methods
   return {16, kNoLimit, kNoLimit, kNoLimit, kNoLimit, 0, 1, 0};
@@ -58,7 +61,9 @@ struct Routed {
 /// errors of the order of the outputs themselves (measured: 0.025 on outputs of 0.05, C = 16;
 /// kernels/winograd/README.md), so the router never picks it for bf16; fp16 (11 bits, V
 /// scaled into range) is 8x more precise. A forced method still runs Winograd on bf16.
-constexpr bool winograd_precise_enough(DType t) { return t == DType::f16; }
+constexpr bool winograd_precise_enough(DType t) {
+  return t == DType::f16;
+}
 
 constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, ArchFamily family,
                                  DType dtype = DType::f16) {
@@ -72,7 +77,8 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
         winograd_tiles(p) >= t.winograd_min_tiles && p.gemm_m() <= t.winograd_max_pixels)
       return {Method::winograd, "3x3 s1, fp16, C/K/tiles/pixels inside the Winograd window"};
     if (p.c < t.tap_min_c) return {Method::general, "3x3, C < tap_min_c (thin reduction)"};
-    if (wino && p.k <= t.fused_max_k) return {Method::winograd_fused, "3x3 s1, fp16, K <= fused_max_k"};
+    if (wino && p.k <= t.fused_max_k)
+      return {Method::winograd_fused, "3x3 s1, fp16, K <= fused_max_k"};
     if (layout == LayoutKind::nhwc) return {Method::nhwc3x3, "3x3 NHWC"};
     return p.k >= t.cblocked_min_k ? Routed{Method::cblocked3x3, "3x3 NCHW, K >= cblocked_min_k"}
                                    : Routed{Method::nchw3x3, "3x3 NCHW, K < cblocked_min_k"};
@@ -80,7 +86,8 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
   return {Method::general, "R x S other than 1x1 and 3x3"};
 }
 
-constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily family, DType dtype = DType::f16) {
+constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily family,
+                       DType dtype = DType::f16) {
   return route_explained(p, layout, family, dtype).method;
 }
 

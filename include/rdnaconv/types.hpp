@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/// @file types.hpp Enumerations and the status type shared by host and device code (no runtime headers).
+/// @file types.hpp Enumerations and the status type shared by host and device code (no runtime
+/// headers).
 #pragma once
 
 #include <cstdint>
@@ -28,17 +29,19 @@ struct NHWC {
 /// Kernel families (and variants). `automatic` asks the router.
 enum class Method : std::uint8_t {
   automatic,
-  general,      ///< implicit GEMM, any R, S, stride, padding, dilation
-  gemm1x1,      ///< 1x1 filters as a GEMM
-  cblocked3x3,  ///< 3x3 on a channel-blocked NCHWc repack of the input (NCHW)
-  nhwc3x3,      ///< 3x3 direct on NHWC
-  nchw3x3,      ///< 3x3 direct on NCHW without a repack (tiles transposed through LDS)
-  winograd,     ///< Winograd F(4x4, 3x3): transforms + batched GEMM + output transform
+  general,         ///< implicit GEMM, any R, S, stride, padding, dilation
+  gemm1x1,         ///< 1x1 filters as a GEMM
+  cblocked3x3,     ///< 3x3 on a channel-blocked NCHWc repack of the input (NCHW)
+  nhwc3x3,         ///< 3x3 direct on NHWC
+  nchw3x3,         ///< 3x3 direct on NCHW without a repack (tiles transposed through LDS)
+  winograd,        ///< Winograd F(4x4, 3x3): transforms + batched GEMM + output transform
   winograd_fused,  ///< Winograd F(4x4, 3x3), output transform folded into the GEMM (no M)
 };
 
 /// The Winograd variants (their results differ from the direct convolution by more rounding).
-constexpr bool is_winograd(Method m) { return m == Method::winograd || m == Method::winograd_fused; }
+constexpr bool is_winograd(Method m) {
+  return m == Method::winograd || m == Method::winograd_fused;
+}
 
 /// Matrix atom a kernel is built on. `native` is the target's own instruction
 /// (WMMA on gfx11/gfx12, mma.sync on sm_80+, FMA elsewhere). gfx11/gfx12 keep the
@@ -81,71 +84,110 @@ class [[nodiscard]] Status {
 
 constexpr const char* to_string(Method m) {
   switch (m) {
-    case Method::automatic: return "automatic";
-    case Method::general: return "general";
-    case Method::gemm1x1: return "gemm1x1";
-    case Method::cblocked3x3: return "cblocked3x3";
-    case Method::nhwc3x3: return "nhwc3x3";
-    case Method::nchw3x3: return "nchw3x3";
-    case Method::winograd: return "winograd";
-    case Method::winograd_fused: return "winograd_fused";
+    case Method::automatic:
+      return "automatic";
+    case Method::general:
+      return "general";
+    case Method::gemm1x1:
+      return "gemm1x1";
+    case Method::cblocked3x3:
+      return "cblocked3x3";
+    case Method::nhwc3x3:
+      return "nhwc3x3";
+    case Method::nchw3x3:
+      return "nchw3x3";
+    case Method::winograd:
+      return "winograd";
+    case Method::winograd_fused:
+      return "winograd_fused";
   }
   return "?";
 }
 constexpr const char* to_string(DType t) {
   switch (t) {
-    case DType::f16: return "fp16";
-    case DType::bf16: return "bf16";
-    case DType::f32: return "fp32";
-    case DType::same: return "same";
+    case DType::f16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+    case DType::f32:
+      return "fp32";
+    case DType::same:
+      return "same";
   }
   return "?";
 }
 constexpr const char* to_string(Activation a) {
   switch (a) {
-    case Activation::none: return "none";
-    case Activation::relu: return "relu";
-    case Activation::relu6: return "relu6";
-    case Activation::gelu: return "gelu";
+    case Activation::none:
+      return "none";
+    case Activation::relu:
+      return "relu";
+    case Activation::relu6:
+      return "relu6";
+    case Activation::gelu:
+      return "gelu";
   }
   return "?";
 }
-constexpr const char* to_string(LayoutKind l) { return l == LayoutKind::nchw ? "nchw" : "nhwc"; }
+constexpr const char* to_string(LayoutKind l) {
+  return l == LayoutKind::nchw ? "nchw" : "nhwc";
+}
 constexpr const char* to_string(AtomKind a) {
   switch (a) {
-    case AtomKind::native: return "native";
-    case AtomKind::gfx11: return "gfx11";
-    case AtomKind::gfx12: return "gfx12";
-    case AtomKind::fma: return "fma";
+    case AtomKind::native:
+      return "native";
+    case AtomKind::gfx11:
+      return "gfx11";
+    case AtomKind::gfx12:
+      return "gfx12";
+    case AtomKind::fma:
+      return "fma";
   }
   return "?";
 }
 constexpr const char* to_string(ArchFamily f) {
   switch (f) {
-    case ArchFamily::generic: return "generic";
-    case ArchFamily::rdna3: return "rdna3";
-    case ArchFamily::rdna4: return "rdna4";
-    case ArchFamily::sm80: return "sm80";
+    case ArchFamily::generic:
+      return "generic";
+    case ArchFamily::rdna3:
+      return "rdna3";
+    case ArchFamily::rdna4:
+      return "rdna4";
+    case ArchFamily::sm80:
+      return "sm80";
   }
   return "?";
 }
 constexpr const char* to_string(StatusCode c) {
   switch (c) {
-    case StatusCode::ok: return "ok";
-    case StatusCode::null_pointer: return "null_pointer";
-    case StatusCode::invalid_size: return "invalid_size";
-    case StatusCode::empty_output: return "empty_output";
-    case StatusCode::unsupported_type: return "unsupported_type";
-    case StatusCode::unsupported_arch: return "unsupported_arch";
-    case StatusCode::workspace_too_small: return "workspace_too_small";
-    case StatusCode::method_not_applicable: return "method_not_applicable";
-    case StatusCode::misaligned: return "misaligned";
-    case StatusCode::runtime_error: return "runtime_error";
-    case StatusCode::invalid_option: return "invalid_option";
+    case StatusCode::ok:
+      return "ok";
+    case StatusCode::null_pointer:
+      return "null_pointer";
+    case StatusCode::invalid_size:
+      return "invalid_size";
+    case StatusCode::empty_output:
+      return "empty_output";
+    case StatusCode::unsupported_type:
+      return "unsupported_type";
+    case StatusCode::unsupported_arch:
+      return "unsupported_arch";
+    case StatusCode::workspace_too_small:
+      return "workspace_too_small";
+    case StatusCode::method_not_applicable:
+      return "method_not_applicable";
+    case StatusCode::misaligned:
+      return "misaligned";
+    case StatusCode::runtime_error:
+      return "runtime_error";
+    case StatusCode::invalid_option:
+      return "invalid_option";
   }
   return "?";
 }
 
-constexpr std::size_t dtype_bytes(DType t) { return t == DType::f32 ? 4 : 2; }
+constexpr std::size_t dtype_bytes(DType t) {
+  return t == DType::f32 ? 4 : 2;
+}
 
 }  // namespace rdnaconv

@@ -19,7 +19,7 @@ struct Conv2dOptions {
   /// the input type spelled out, or f32.
   DType bias_type = DType::same;
   Activation activation = Activation::none;
-  DType out_type = DType::same;   ///< f16, bf16, f32, or same as the input
+  DType out_type = DType::same;       ///< f16, bf16, f32, or same as the input
   Method method = Method::automatic;  ///< force a method (tests, benchmarks)
   /// The alignment in bytes (2, 4, 8 or 16) that every x passed to run() will have. 16 (the
   /// default; cudaMalloc/hipMalloc give 256): methods that read x in 16-byte vectors may run,
@@ -37,9 +37,9 @@ inline std::string dims(const Conv2dProblem& p) {
 /// The whole problem: sizes, stride, dilation, per-side padding (error messages, test traces).
 inline std::string describe(const Conv2dProblem& p) {
   return dims(p) + " stride=" + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
-         " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) + " pad(t,b,l,r)=" +
-         std::to_string(p.pad_top) + "," + std::to_string(p.pad_bottom) + "," + std::to_string(p.pad_left) + "," +
-         std::to_string(p.pad_right);
+         " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) +
+         " pad(t,b,l,r)=" + std::to_string(p.pad_top) + "," + std::to_string(p.pad_bottom) + "," +
+         std::to_string(p.pad_left) + "," + std::to_string(p.pad_right);
 }
 }  // namespace detail
 
@@ -82,33 +82,40 @@ inline Status validate_problem(const Conv2dProblem& p) {
 /// plan against the registry).
 inline Status validate_options(const Conv2dOptions& o) {
   const auto bad = [](const char* field, unsigned v) {
-    return Status{StatusCode::invalid_option,
-                  std::string("rdnaconv: Conv2dOptions::") + field + " has no enumerator " + std::to_string(v)};
+    return Status{StatusCode::invalid_option, std::string("rdnaconv: Conv2dOptions::") + field +
+                                                  " has no enumerator " + std::to_string(v)};
   };
   switch (o.activation) {
     case Activation::none:
     case Activation::relu:
     case Activation::relu6:
-    case Activation::gelu: break;
-    default: return bad("activation", unsigned(o.activation));
+    case Activation::gelu:
+      break;
+    default:
+      return bad("activation", unsigned(o.activation));
   }
   switch (o.bias_type) {
     case DType::f16:
     case DType::bf16:
     case DType::f32:
-    case DType::same: break;
-    default: return bad("bias_type", unsigned(o.bias_type));
+    case DType::same:
+      break;
+    default:
+      return bad("bias_type", unsigned(o.bias_type));
   }
   switch (o.out_type) {
     case DType::f16:
     case DType::bf16:
     case DType::f32:
-    case DType::same: break;
-    default: return bad("out_type", unsigned(o.out_type));
+    case DType::same:
+      break;
+    default:
+      return bad("out_type", unsigned(o.out_type));
   }
   if (o.x_align != 2 && o.x_align != 4 && o.x_align != 8 && o.x_align != 16)
-    return {StatusCode::invalid_option,
-            "rdnaconv: Conv2dOptions::x_align must be 2, 4, 8 or 16, not " + std::to_string(o.x_align)};
+    return {
+        StatusCode::invalid_option,
+        "rdnaconv: Conv2dOptions::x_align must be 2, 4, 8 or 16, not " + std::to_string(o.x_align)};
   switch (o.method) {
     case Method::automatic:
     case Method::general:
@@ -117,8 +124,10 @@ inline Status validate_options(const Conv2dOptions& o) {
     case Method::nhwc3x3:
     case Method::nchw3x3:
     case Method::winograd:
-    case Method::winograd_fused: break;
-    default: return bad("method", unsigned(o.method));
+    case Method::winograd_fused:
+      break;
+    default:
+      return bad("method", unsigned(o.method));
   }
   return Status::success();
 }
@@ -131,8 +140,9 @@ inline Status validate_types(DType in, const Conv2dOptions& o) {
       o.out_type != DType::f32)
     return {StatusCode::unsupported_type, "rdnaconv: output type must be fp16, bf16 or fp32"};
   if (o.has_bias && o.bias_type != DType::f32 && o.bias_type != DType::same && o.bias_type != in)
-    return {StatusCode::unsupported_type,
-            std::string("rdnaconv: bias type must be fp32 or the input type (") + to_string(in) + ")"};
+    return {
+        StatusCode::unsupported_type,
+        std::string("rdnaconv: bias type must be fp32 or the input type (") + to_string(in) + ")"};
   return Status::success();
 }
 
@@ -148,27 +158,30 @@ struct RunBuffers {
 /// Null pointers, workspace size, and alignment: x, 16-bit y and 16-bit bias on 2 bytes, fp32 y
 /// and fp32 bias on 4, the packed weights and the workspace on 16 (they are read with 16-byte
 /// vector loads; hipMalloc/cudaMalloc allocations are 256-byte aligned).
-inline Status validate_buffers(const RunBuffers& b, const Conv2dOptions& o, DType in, std::size_t need_ws) {
+inline Status validate_buffers(const RunBuffers& b, const Conv2dOptions& o, DType in,
+                               std::size_t need_ws) {
   if (b.x == nullptr) return {StatusCode::null_pointer, "rdnaconv: x is null"};
   if (b.packed_w == nullptr) return {StatusCode::null_pointer, "rdnaconv: weights are null"};
   if (b.y == nullptr) return {StatusCode::null_pointer, "rdnaconv: y is null"};
   if (o.has_bias && b.bias == nullptr)
     return {StatusCode::null_pointer, "rdnaconv: the plan has a bias but bias is null"};
   if (b.workspace_bytes < need_ws)
-    return {StatusCode::workspace_too_small, "rdnaconv: workspace too small: " +
-                                                 std::to_string(b.workspace_bytes) + " < " +
-                                                 std::to_string(need_ws) + " bytes"};
+    return {StatusCode::workspace_too_small,
+            "rdnaconv: workspace too small: " + std::to_string(b.workspace_bytes) + " < " +
+                std::to_string(need_ws) + " bytes"};
   if (need_ws > 0 && b.workspace == nullptr)
     return {StatusCode::null_pointer, "rdnaconv: workspace is null"};
   const auto addr = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const DType out = o.out_type == DType::same ? in : o.out_type;
   if (addr(b.x) % 2 != 0) return {StatusCode::misaligned, "rdnaconv: x is not 2-byte aligned"};
   if (addr(b.y) % dtype_bytes(out) != 0)
-    return {StatusCode::misaligned, std::string("rdnaconv: y is not aligned to its type ") + to_string(out)};
+    return {StatusCode::misaligned,
+            std::string("rdnaconv: y is not aligned to its type ") + to_string(out)};
   if (o.has_bias && addr(b.bias) % dtype_bytes(o.bias_type) != 0)
     return {StatusCode::misaligned, "rdnaconv: bias is not aligned to its type"};
   if (addr(b.packed_w) % 16 != 0)
-    return {StatusCode::misaligned, "rdnaconv: packed weights (or the one-shot workspace) must be 16-byte aligned"};
+    return {StatusCode::misaligned,
+            "rdnaconv: packed weights (or the one-shot workspace) must be 16-byte aligned"};
   if (need_ws > 0 && addr(b.workspace) % 16 != 0)
     return {StatusCode::misaligned, "rdnaconv: workspace must be 16-byte aligned"};
   return Status::success();

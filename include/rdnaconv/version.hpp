@@ -13,7 +13,11 @@ namespace rdnaconv {
 struct Version {
   int major, minor, patch;
 };
-constexpr Version version() { return {RDNACONV_VERSION_MAJOR, RDNACONV_VERSION_MINOR, RDNACONV_VERSION_PATCH}; }
-constexpr const char* version_string() { return RDNACONV_VERSION_STRING; }
+constexpr Version version() {
+  return {RDNACONV_VERSION_MAJOR, RDNACONV_VERSION_MINOR, RDNACONV_VERSION_PATCH};
+}
+constexpr const char* version_string() {
+  return RDNACONV_VERSION_STRING;
+}
 
 }  // namespace rdnaconv

@@ -20,17 +20,24 @@ struct Case {
 };
 
 inline Conv2dProblem with_pads(Conv2dProblem p, int t, int b, int l, int r) {
-  p.pad_top = t; p.pad_bottom = b; p.pad_left = l; p.pad_right = r;
+  p.pad_top = t;
+  p.pad_bottom = b;
+  p.pad_left = l;
+  p.pad_right = r;
   return p;
 }
 
 /// Every field of a problem, per axis (the fuzz harness prints its minimal cases with this).
-inline Conv2dProblem full_problem(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k,
-                                  std::int64_t r, std::int64_t s, std::int64_t stride_h, std::int64_t stride_w,
-                                  std::int64_t dil_h, std::int64_t dil_w, std::int64_t pad_top, std::int64_t pad_bottom,
+inline Conv2dProblem full_problem(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w,
+                                  std::int64_t k, std::int64_t r, std::int64_t s,
+                                  std::int64_t stride_h, std::int64_t stride_w, std::int64_t dil_h,
+                                  std::int64_t dil_w, std::int64_t pad_top, std::int64_t pad_bottom,
                                   std::int64_t pad_left, std::int64_t pad_right) {
   Conv2dProblem p = make_problem(n, c, h, w, k, r, s);
-  p.stride_h = stride_h; p.stride_w = stride_w; p.dil_h = dil_h; p.dil_w = dil_w;
+  p.stride_h = stride_h;
+  p.stride_w = stride_w;
+  p.dil_h = dil_h;
+  p.dil_w = dil_w;
   return with_pads(p, int(pad_top), int(pad_bottom), int(pad_left), int(pad_right));
 }
 
@@ -45,7 +52,8 @@ inline std::vector<Case> edge_cases() {
       {"1x1 C_pad tail (C=520), K=1", make_problem(1, 520, 5, 6, 1, 1, 1, 1, 0)},
       {"dilation 2", make_problem(1, 32, 20, 18, 48, 3, 3, 1, 2, 2)},
       {"3x3 stride 2 dilation 2", make_problem(1, 40, 19, 17, 24, 3, 3, 2, 2, 2)},
-      {"VAE downsample pad (0,1,0,1) s2", with_pads(make_problem(1, 32, 16, 16, 32, 3, 3, 2, 0), 0, 1, 0, 1)},
+      {"VAE downsample pad (0,1,0,1) s2",
+       with_pads(make_problem(1, 32, 16, 16, 32, 3, 3, 2, 0), 0, 1, 0, 1)},
       {"pad 2 > R/2 on 3x3", make_problem(1, 16, 6, 7, 20, 3, 3, 1, 2)},
       {"H, W smaller than the filter, padded", make_problem(1, 8, 2, 3, 8, 5, 5, 1, 2)},
       {"3x3 on a 1x1 image, pad 1", make_problem(3, 64, 1, 1, 33, 3, 3, 1, 1)},
@@ -53,9 +61,12 @@ inline std::vector<Case> edge_cases() {
       {"M not a multiple of the tile, C%8!=0", make_problem(1, 20, 13, 17, 33, 3, 3, 1, 1)},
       {"long reduction C=256", make_problem(1, 256, 8, 8, 64, 3, 3, 1, 1)},
       {"Winograd minimum C=4, P, Q not multiples of 4", make_problem(2, 4, 13, 11, 9, 3, 3, 1, 1)},
-      {"Winograd pad 0 (P = H-2), asymmetric", with_pads(make_problem(1, 24, 11, 14, 17, 3, 3, 1, 0), 0, 2, 1, 0)},
-      {"pad 4 on a 3x3 image: Winograd tiles of pure padding (issue 12)", make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)},
-      {"asymmetric rectangular filter", with_pads(make_problem(1, 9, 10, 12, 17, 2, 5, 1, 0), 1, 0, 2, 1)},
+      {"Winograd pad 0 (P = H-2), asymmetric",
+       with_pads(make_problem(1, 24, 11, 14, 17, 3, 3, 1, 0), 0, 2, 1, 0)},
+      {"pad 4 on a 3x3 image: Winograd tiles of pure padding (issue 12)",
+       make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)},
+      {"asymmetric rectangular filter",
+       with_pads(make_problem(1, 9, 10, 12, 17, 2, 5, 1, 0), 1, 0, 2, 1)},
   };
 }
 
@@ -63,7 +74,8 @@ inline std::vector<Case> edge_cases() {
 /// the other layout), probed with a plain 8x8 problem of its filter size.
 inline bool method_runs_on(Method m, LayoutKind l) {
   const int rs = m == Method::gemm1x1 ? 1 : 3;
-  return m == Method::automatic || can_implement(m, make_problem(1, 8, 8, 8, 8, rs, rs, 1, rs / 2), l);
+  return m == Method::automatic ||
+         can_implement(m, make_problem(1, 8, 8, 8, 8, rs, rs, 1, rs / 2), l);
 }
 
 /// `count` seeded random shapes that method `m` can implement on layout `l` (none if it does
@@ -83,7 +95,8 @@ inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int
       case Method::nhwc3x3:
       case Method::nchw3x3:
       case Method::cblocked3x3:
-        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), 3, 3, u(1, 2), 0, u(1, 2));
+        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), 3, 3, u(1, 2), 0,
+                         u(1, 2));
         p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
         break;
       case Method::winograd:
@@ -92,7 +105,8 @@ inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int
         p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
         break;
       default:
-        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), u(1, 5), u(1, 5), u(1, 3), 0, u(1, 2));
+        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), u(1, 5), u(1, 5),
+                         u(1, 3), 0, u(1, 2));
         p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
         break;
     }
@@ -109,7 +123,9 @@ inline std::vector<Case> model_cases(int n) {
     for (const models::UniqueLayer& u : models::unique_layers(models::model(m))) {
       Conv2dProblem p = u.p;
       p.n = n;
-      out.push_back({m + "/" + u.names.front() + (u.count() > 1 ? " (x" + std::to_string(u.count()) + ")" : ""), p});
+      out.push_back({m + "/" + u.names.front() +
+                         (u.count() > 1 ? " (x" + std::to_string(u.count()) + ")" : ""),
+                     p});
     }
   return out;
 }

@@ -31,7 +31,7 @@ struct Outcome {
 
 struct CheckRequest {
   Case c;
-  Method method = Method::general;   ///< forced; Method::automatic = the router's choice
+  Method method = Method::general;  ///< forced; Method::automatic = the router's choice
   DataKind data = DataKind::ints;
   unsigned seed = 1;
   std::vector<Variant> variants;

@@ -25,7 +25,11 @@ namespace rdnaconv::testing {
 namespace dev {
 
 RDNACONV_HD inline std::uint32_t hash(std::uint64_t v) {
-  v ^= v >> 33; v *= 0xff51afd7ed558ccdull; v ^= v >> 33; v *= 0xc4ceb9fe1a85ec53ull; v ^= v >> 33;
+  v ^= v >> 33;
+  v *= 0xff51afd7ed558ccdull;
+  v ^= v >> 33;
+  v *= 0xc4ceb9fe1a85ec53ull;
+  v ^= v >> 33;
   return std::uint32_t(v);
 }
 
@@ -33,15 +37,19 @@ RDNACONV_HD inline std::uint32_t hash(std::uint64_t v) {
 /// in [scale/2, scale) with the sign alternating by index.
 /// (Templates only so that the kernels defined in this header have vague linkage.)
 template <int = 0>
-__global__ void fill(std::uint16_t* p, std::int64_t n, DType t, DataKind kind, std::uint32_t seed, float scale) {
+__global__ void fill(std::uint16_t* p, std::int64_t n, DType t, DataKind kind, std::uint32_t seed,
+                     float scale) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::uint32_t h = hash((std::uint64_t(seed) << 40) ^ std::uint64_t(i));
     const float u = float(h >> 8) * (1.f / 16777216.f);  // [0, 1)
     float v;
-    if (kind == DataKind::ints) v = float(int(h % 7u) - 3);
-    else if (kind == DataKind::real) v = (2.f * u - 1.f) * scale;
-    else v = ((i & 1) ? -1.f : 1.f) * scale * (0.5f + 0.5f * u);
+    if (kind == DataKind::ints)
+      v = float(int(h % 7u) - 3);
+    else if (kind == DataKind::real)
+      v = (2.f * u - 1.f) * scale;
+    else
+      v = ((i & 1) ? -1.f : 1.f) * scale * (0.5f + 0.5f * u);
     p[i] = t == DType::bf16 ? arch::float_to_bf16(v) : arch::float_to_f16(v);
   }
 }
@@ -90,7 +98,7 @@ __global__ void compare(CompareParams cp) {
     bool bad;
     float ratio;
     if (cp.exact) {
-      const std::uint32_t want = cp.out == DType::f32 ? detail::float_bits(r)
+      const std::uint32_t want = cp.out == DType::f32    ? detail::float_bits(r)
                                  : cp.out == DType::bf16 ? arch::float_to_bf16(r)
                                                          : arch::float_to_f16(r);
       bad = bits != want;
@@ -100,8 +108,9 @@ __global__ void compare(CompareParams cp) {
       ratio = bad ? INFINITY : 0.f;
     } else {
       const double s = double(cp.s[i]) + fabs(double(load_bias(cp.bias, cp.bias_type, k)));
-      const double bound = reference::error_bound(cp.winograd, cp.in, cp.out, cp.c, cp.crs, fabs(double(r)), s,
-                                                  cp.sw ? double(cp.sw[i]) : 0.0, false);
+      const double bound =
+          reference::error_bound(cp.winograd, cp.in, cp.out, cp.c, cp.crs, fabs(double(r)), s,
+                                 cp.sw ? double(cp.sw[i]) : 0.0, false);
       bad = !(double(e) <= bound);
       ratio = bound > 0 ? float(double(e) / bound) : (e > 0 ? INFINITY : 0.f);
     }
@@ -112,7 +121,9 @@ __global__ void compare(CompareParams cp) {
   }
 }
 
-inline unsigned grid(std::int64_t n) { return unsigned(std::min<std::int64_t>((n + 255) / 256, 65536)); }
+inline unsigned grid(std::int64_t n) {
+  return unsigned(std::min<std::int64_t>((n + 255) / 256, 65536));
+}
 
 }  // namespace dev
 
@@ -136,11 +147,15 @@ struct DevBuf {
     if (p) (void)rt::free(p);
   }
   template <class U>
-  U* as() const { return static_cast<U*>(p); }
+  U* as() const {
+    return static_cast<U*>(p);
+  }
   bool ok() const { return bytes == 0 || p != nullptr; }
 };
 
-inline std::string rt_error(rt::error_t e) { return rt::error_string(e); }
+inline std::string rt_error(rt::error_t e) {
+  return rt::error_string(e);
+}
 
 constexpr std::uint16_t kCanary = 0x5a5a;
 constexpr std::size_t kGuardWords = 256;  // 16-bit words before and after y
@@ -186,17 +201,21 @@ class Checker {
       (void)rt::memset(y_, 0xff, yb);
       char* wsp = ws.as<char>() + (run == 2 ? 256 : 0);  // the workspace moved by 256 bytes
       const rt::stream_t st = run == 2 ? other : nullptr;
-      if (Status s = plan.run(x_or_w(x_), pk.p, bias_for(opt), y_, wsp, plan.workspace_bytes(), st); !s)
+      if (Status s = plan.run(x_or_w(x_), pk.p, bias_for(opt), y_, wsp, plan.workspace_bytes(), st);
+          !s)
         return fail(o, s.message());
       if (rt::error_t e = rt::synchronize(); e != rt::success) return fail(o, rt_error(e));
       got.emplace_back(yb);
-      if (rt::error_t e = rt::memcpy_d2h(got.back().data(), y_, yb); e != rt::success) return fail(o, rt_error(e));
+      if (rt::error_t e = rt::memcpy_d2h(got.back().data(), y_, yb); e != rt::success)
+        return fail(o, rt_error(e));
     }
     (void)rt::stream_destroy(other);
     o.checked = ny_;
     o.exact = true;
     o.pass = got[0] == got[1] && got[0] == got[2];
-    if (!o.pass) o.detail = got[0] != got[1] ? "two identical runs differ" : "moved workspace / other stream differs";
+    if (!o.pass)
+      o.detail =
+          got[0] != got[1] ? "two identical runs differ" : "moved workspace / other stream differs";
     return o;
   }
 
@@ -241,7 +260,8 @@ class Checker {
     b16_ = DevBuf(std::size_t(p_.k) * 2);
     // guard words sit before and after y (sized for the largest, fp32, output type)
     guard_ = DevBuf(std::size_t(ny_) * 4 + 2 * kGuardWords * 2);
-    if (!x_.ok() || !w_.ok() || !guard_.ok() || !b32_.ok() || !b16_.ok()) return "device allocation failed";
+    if (!x_.ok() || !w_.ok() || !guard_.ok() || !b32_.ok() || !b16_.ok())
+      return "device allocation failed";
     y_ = guard_.as<std::uint16_t>() + kGuardWords;
     const std::uint32_t seed = rq_.seed;
     const DataKind dk = rq_.data;
@@ -249,7 +269,7 @@ class Checker {
     float xs = 1.f, ws = 1.f;
     if (dk == DataKind::real) ws = float(1.0 / std::sqrt(crs));
     if (dk == DataKind::adversarial) {
-      xs = kT == DType::f16 ? 1000.f : 30000.f;          // fp16: near Winograd's V range (docs)
+      xs = kT == DType::f16 ? 1000.f : 30000.f;        // fp16: near Winograd's V range (docs)
       ws = float(std::min(1.0, 4096.0 / (crs * xs)));  // |y| <= 4096: finite in every output type
     }
     dev::fill<><<<dev::grid(nx), 256>>>(x_.as<std::uint16_t>(), nx, kT, dk, seed * 2 + 1, xs);
@@ -258,7 +278,8 @@ class Checker {
     std::vector<std::uint16_t> hb16(p_.k);
     std::mt19937 g(seed);
     for (std::size_t i = 0; i < hb.size(); ++i) {
-      hb[i] = dk == DataKind::ints ? float(int(g() % 7) - 3) * 0.5f : float(int(g() % 2001) - 1000) * 1e-3f;
+      hb[i] = dk == DataKind::ints ? float(int(g() % 7) - 3) * 0.5f
+                                   : float(int(g() % 2001) - 1000) * 1e-3f;
       hb16[i] = detail::float_to_bits(kT, hb[i]);
       hb[i] = detail::bits_to_float(kT, hb16[i]);  // both bias types carry the same value
     }
@@ -273,10 +294,12 @@ class Checker {
       for (std::int64_t i = 0; i < 4096; ++i) sel.push_back(i);
       for (std::int64_t i = ny_ - 4096; i < ny_; ++i) sel.push_back(i);
       std::mt19937_64 r(seed);
-      while (std::int64_t(sel.size()) < rq_.max_checked) sel.push_back(std::int64_t(r() % std::uint64_t(ny_)));
+      while (std::int64_t(sel.size()) < rq_.max_checked)
+        sel.push_back(std::int64_t(r() % std::uint64_t(ny_)));
       count_ = std::int64_t(sel.size());
       sel_ = DevBuf(sel.size() * 8);
-      if (!sel_.ok() || rt::memcpy_h2d(sel_.p, sel.data(), sel.size() * 8) != rt::success) return "sample upload failed";
+      if (!sel_.ok() || rt::memcpy_h2d(sel_.p, sel.data(), sel.size() * 8) != rt::success)
+        return "sample upload failed";
     }
     ref_ = DevBuf(std::size_t(count_) * 4);
     s_ = DevBuf(std::size_t(count_) * 4);
@@ -285,13 +308,14 @@ class Checker {
     ratio_ = DevBuf(std::size_t(count_) * 4);
     bad_ = DevBuf(std::size_t(count_) * 8);
     nonfinite_ = DevBuf(std::size_t(count_) * 8);
-    if (!ref_.ok() || !s_.ok() || !sw_.ok() || !err_.ok() || !ratio_.ok() || !bad_.ok() || !nonfinite_.ok())
+    if (!ref_.ok() || !s_.ok() || !sw_.ok() || !err_.ok() || !ratio_.ok() || !bad_.ok() ||
+        !nonfinite_.ok())
       return "device allocation failed (compare buffers)";
     const bool need_sw = can_implement(Method::winograd, p_, kL) &&
                          (is_winograd(rq_.method) || rq_.method == Method::automatic);
-    if (rt::error_t e = reference::device_error_scales(p_, kT, kL, x_.p, w_.p, nullptr, DType::f32, s_.as<float>(),
-                                                       need_sw ? sw_.as<float>() : nullptr, nullptr,
-                                                       sel_.as<std::int64_t>(), count_);
+    if (rt::error_t e = reference::device_error_scales(
+            p_, kT, kL, x_.p, w_.p, nullptr, DType::f32, s_.as<float>(),
+            need_sw ? sw_.as<float>() : nullptr, nullptr, sel_.as<std::int64_t>(), count_);
         e != rt::success)
       return "error scales: " + rt_error(e);
     have_sw_ = need_sw;
@@ -310,7 +334,8 @@ class Checker {
     const DType out = plan.desc().out_type();
     const bool winograd = is_winograd(plan.method());
     o.exact = rq_.data == DataKind::ints && !winograd;
-    if (winograd && !have_sw_) return fail(o, "internal: Winograd chosen but no Winograd error scale");
+    if (winograd && !have_sw_)
+      return fail(o, "internal: Winograd chosen but no Winograd error scale");
     DevBuf pk(plan.packed_weight_bytes() + 16), ws(plan.workspace_bytes());
     if (!pk.ok() || !ws.ok()) return fail(o, "allocation failed");
     if (Status s = plan.prepack(x_or_w(w_), pk.p); !s) return fail(o, "prepack: " + s.message());
@@ -320,34 +345,52 @@ class Checker {
     auto* front = guard_.as<std::uint16_t>();
     auto* back = reinterpret_cast<std::uint16_t*>(static_cast<char*>(y_) + yb);
     if (rt::memcpy_h2d(front, band.data(), kGuardWords * 2) != rt::success ||
-        rt::memcpy_h2d(back, band.data(), kGuardWords * 2) != rt::success || rt::memset(y_, 0xff, yb) != rt::success)
+        rt::memcpy_h2d(back, band.data(), kGuardWords * 2) != rt::success ||
+        rt::memset(y_, 0xff, yb) != rt::success)
       return fail(o, "poison failed");
     const Status st = plan.run(x_or_w(x_), pk.p, bias_for(opt), y_, ws.p, plan.workspace_bytes());
     if (!st) return fail(o, "run: " + st.message());
     // the fp32 reference with the same bias and activation, at the compared outputs
     Conv2dOptions ro = opt;
     ro.out_type = DType::f32;
-    if (Status s = reference::device_conv2d(p_, kT, kL, x_.p, w_.p, ro, bias_for(opt), ref_.p, nullptr,
-                                            sel_.as<std::int64_t>(), count_);
+    if (Status s = reference::device_conv2d(p_, kT, kL, x_.p, w_.p, ro, bias_for(opt), ref_.p,
+                                            nullptr, sel_.as<std::int64_t>(), count_);
         !s)
       return fail(o, "reference: " + s.message());
     dev::CompareParams cp{};
-    cp.y = y_; cp.out = out; cp.sel = sel_.as<std::int64_t>(); cp.count = count_;
-    cp.ref = ref_.as<float>(); cp.s = s_.as<float>(); cp.sw = winograd ? sw_.as<float>() : nullptr;
-    cp.bias = bias_for(opt); cp.bias_type = opt.bias_type; cp.in = kT;
-    cp.nhwc = kL == LayoutKind::nhwc; cp.k = p_.k; cp.pq = p_.p() * p_.q(); cp.c = p_.c; cp.crs = p_.c * p_.r * p_.s;
-    cp.exact = o.exact; cp.winograd = winograd;
-    cp.err = err_.as<float>(); cp.ratio = ratio_.as<float>();
-    cp.bad = bad_.as<unsigned long long>(); cp.nonfinite = nonfinite_.as<unsigned long long>();
+    cp.y = y_;
+    cp.out = out;
+    cp.sel = sel_.as<std::int64_t>();
+    cp.count = count_;
+    cp.ref = ref_.as<float>();
+    cp.s = s_.as<float>();
+    cp.sw = winograd ? sw_.as<float>() : nullptr;
+    cp.bias = bias_for(opt);
+    cp.bias_type = opt.bias_type;
+    cp.in = kT;
+    cp.nhwc = kL == LayoutKind::nhwc;
+    cp.k = p_.k;
+    cp.pq = p_.p() * p_.q();
+    cp.c = p_.c;
+    cp.crs = p_.c * p_.r * p_.s;
+    cp.exact = o.exact;
+    cp.winograd = winograd;
+    cp.err = err_.as<float>();
+    cp.ratio = ratio_.as<float>();
+    cp.bad = bad_.as<unsigned long long>();
+    cp.nonfinite = nonfinite_.as<unsigned long long>();
     dev::compare<><<<dev::grid(count_), 256>>>(cp);
-    if (rt::error_t e = rt::get_last_error(); e != rt::success) return fail(o, "compare launch: " + rt_error(e));
-    if (rt::error_t e = rt::synchronize(); e != rt::success) return fail(o, "kernel error: " + rt_error(e));
+    if (rt::error_t e = rt::get_last_error(); e != rt::success)
+      return fail(o, "compare launch: " + rt_error(e));
+    if (rt::error_t e = rt::synchronize(); e != rt::success)
+      return fail(o, "kernel error: " + rt_error(e));
     float max_err = 0, max_ratio = 0;
     unsigned long long bad = 0, nonfinite = 0;
     rt::error_t e = reducer_.max(err_.as<float>(), count_, &max_err, nullptr);
     if (e == rt::success) e = reducer_.max(ratio_.as<float>(), count_, &max_ratio, nullptr);
     if (e == rt::success) e = reducer_.sum(bad_.as<unsigned long long>(), count_, &bad, nullptr);
-    if (e == rt::success) e = reducer_.sum(nonfinite_.as<unsigned long long>(), count_, &nonfinite, nullptr);
+    if (e == rt::success)
+      e = reducer_.sum(nonfinite_.as<unsigned long long>(), count_, &nonfinite, nullptr);
     if (e != rt::success) return fail(o, "reduction: " + rt_error(e));
     std::vector<std::uint16_t> f(kGuardWords), b(kGuardWords);
     if (rt::memcpy_d2h(f.data(), front, kGuardWords * 2) != rt::success ||
@@ -362,11 +405,13 @@ class Checker {
     o.worst_ratio = max_ratio;
     o.pass = bad == 0 && nonfinite == 0 && o.guards_ok;
     if (!o.pass)
-      o.detail = std::string(to_string(v.act)) + (v.bias ? " +bias" : "") + " out=" + to_string(out) + ": " +
-                 std::to_string(bad) + " of " + std::to_string(count_) + " outside " +
+      o.detail = std::string(to_string(v.act)) + (v.bias ? " +bias" : "") +
+                 " out=" + to_string(out) + ": " + std::to_string(bad) + " of " +
+                 std::to_string(count_) + " outside " +
                  (o.exact ? "bitwise equality" : "the bound") + ", " + std::to_string(nonfinite) +
                  " non-finite, max |err| " + std::to_string(max_err) + ", worst err/bound " +
-                 std::to_string(max_ratio) + (o.guards_ok ? "" : ", GUARD BAND OVERWRITTEN") + worst_output(out);
+                 std::to_string(max_ratio) + (o.guards_ok ? "" : ", GUARD BAND OVERWRITTEN") +
+                 worst_output(out);
     return o;
   }
 
@@ -383,11 +428,14 @@ class Checker {
     const std::size_t eb = dtype_bytes(out);
     if (rt::memcpy_d2h(&ref, ref_.as<float>() + i, 4) != rt::success ||
         rt::memcpy_d2h(&s, s_.as<float>() + i, 4) != rt::success ||
-        rt::memcpy_d2h(&bits, static_cast<const char*>(y_) + std::size_t(o) * eb, eb) != rt::success)
+        rt::memcpy_d2h(&bits, static_cast<const char*>(y_) + std::size_t(o) * eb, eb) !=
+            rt::success)
       return "";
     float y;
-    if (out == DType::f32) std::memcpy(&y, &bits, 4);
-    else y = detail::bits_to_float(out, std::uint16_t(bits));
+    if (out == DType::f32)
+      std::memcpy(&y, &bits, 4);
+    else
+      y = detail::bits_to_float(out, std::uint16_t(bits));
     char buf[200];
     std::snprintf(buf, sizeof buf, "; worst at output %lld: y=%.9g (bits 0x%x) ref=%.9g S=%.6g",
                   static_cast<long long>(o), double(y), unsigned(bits), double(ref), double(s));
@@ -425,9 +473,12 @@ Status plan_run(PlanRun& r) {
   if (Status s = grow(r.packed, r.packed_cap, plan.packed_weight_bytes()); !s) return s;
   if (Status s = grow(r.workspace, r.workspace_cap, plan.workspace_bytes()); !s) return s;
   if (Status s = plan.prepack(static_cast<const T*>(r.w), *r.packed); !s) return s;
-  if (Status s = plan.run(static_cast<const T*>(r.x), *r.packed, r.bias, r.y, *r.workspace, plan.workspace_bytes()); !s)
+  if (Status s = plan.run(static_cast<const T*>(r.x), *r.packed, r.bias, r.y, *r.workspace,
+                          plan.workspace_bytes());
+      !s)
     return s;
-  if (rt::error_t e = rt::synchronize(); e != rt::success) return {StatusCode::runtime_error, "kernel: " + rt_error(e)};
+  if (rt::error_t e = rt::synchronize(); e != rt::success)
+    return {StatusCode::runtime_error, "kernel: " + rt_error(e)};
   return Status::success();
 }
 

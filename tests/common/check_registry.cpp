@@ -9,9 +9,9 @@
 
 namespace rdnaconv::testing {
 
-#define RDNACONV_DECLARE(cfg)                                   \
-  std::vector<Outcome> check_##cfg(const CheckRequest& rq);    \
-  Outcome stability_##cfg(const CheckRequest& rq);           \
+#define RDNACONV_DECLARE(cfg)                               \
+  std::vector<Outcome> check_##cfg(const CheckRequest& rq); \
+  Outcome stability_##cfg(const CheckRequest& rq);          \
   Status plan_run_##cfg(PlanRun& r);
 RDNACONV_DECLARE(fp16_nhwc_native)
 RDNACONV_DECLARE(fp16_nchw_native)
@@ -30,8 +30,9 @@ RDNACONV_DECLARE(bf16_nchw_gfx12)
 #undef RDNACONV_DECLARE
 
 CheckEntry check_entry(DType t, LayoutKind l, AtomKind a) {
-#define RDNACONV_ENTRY(T_, L_, A_, cfg) \
-  if (t == DType::T_ && l == LayoutKind::L_ && a == AtomKind::A_) return {&check_##cfg, &stability_##cfg, &plan_run_##cfg};
+#define RDNACONV_ENTRY(T_, L_, A_, cfg)                           \
+  if (t == DType::T_ && l == LayoutKind::L_ && a == AtomKind::A_) \
+    return {&check_##cfg, &stability_##cfg, &plan_run_##cfg};
   RDNACONV_ENTRY(f16, nhwc, native, fp16_nhwc_native)
   RDNACONV_ENTRY(f16, nchw, native, fp16_nchw_native)
   RDNACONV_ENTRY(bf16, nhwc, native, bf16_nhwc_native)

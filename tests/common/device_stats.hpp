@@ -21,7 +21,8 @@ class DeviceReducer {
   /// max of n floats (n > 0), synchronously to the host.
   rt::error_t max(const float* in, std::int64_t n, float* result, rt::stream_t stream);
   /// sum of n counters, synchronously to the host.
-  rt::error_t sum(const unsigned long long* in, std::int64_t n, unsigned long long* result, rt::stream_t stream);
+  rt::error_t sum(const unsigned long long* in, std::int64_t n, unsigned long long* result,
+                  rt::stream_t stream);
 
  private:
   rt::error_t reserve(std::size_t bytes);

@@ -29,10 +29,13 @@ std::uint64_t next(std::uint64_t& s) {
 std::int64_t uni(std::uint64_t& s, std::int64_t a, std::int64_t b) {
   return a + std::int64_t(next(s) % std::uint64_t(b - a + 1));
 }
-double unit(std::uint64_t& s) { return double(next(s) >> 11) * (1.0 / 9007199254740992.0); }
+double unit(std::uint64_t& s) {
+  return double(next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
 /// Log-uniform integer in [a, b]: small sizes as often as large ones.
 std::int64_t logu(std::uint64_t& s, std::int64_t a, std::int64_t b) {
-  const double v = std::exp(std::log(double(a)) + unit(s) * (std::log(double(b) + 1) - std::log(double(a))));
+  const double v =
+      std::exp(std::log(double(a)) + unit(s) * (std::log(double(b) + 1) - std::log(double(a))));
   return std::clamp<std::int64_t>(std::int64_t(v), a, b);
 }
 
@@ -56,7 +59,7 @@ HostData make_data(const FuzzCase& c) {
   if (c.data == DataKind::real) ws = 1.0 / std::sqrt(crs);
   if (c.data == DataKind::adversarial) {
     xs = c.type == DType::f16 ? 1000.0 : 30000.0;  // fp16: near Winograd's V range (docs/DESIGN.md)
-    ws = std::min(1.0, 4096.0 / (crs * xs));      // |y| <= 4096: finite in every output type
+    ws = std::min(1.0, 4096.0 / (crs * xs));       // |y| <= 4096: finite in every output type
   }
   auto value = [&](std::int64_t i, double scale) {
     const double u = unit(s);
@@ -66,12 +69,15 @@ HostData make_data(const FuzzCase& c) {
   };
   d.x.resize(std::size_t(p.x_elems()));
   d.w.resize(std::size_t(p.w_elems()));
-  for (std::size_t i = 0; i < d.x.size(); ++i) d.x[i] = detail::float_to_bits(c.type, value(std::int64_t(i), xs));
-  for (std::size_t i = 0; i < d.w.size(); ++i) d.w[i] = detail::float_to_bits(c.type, value(std::int64_t(i), ws));
+  for (std::size_t i = 0; i < d.x.size(); ++i)
+    d.x[i] = detail::float_to_bits(c.type, value(std::int64_t(i), xs));
+  for (std::size_t i = 0; i < d.w.size(); ++i)
+    d.w[i] = detail::float_to_bits(c.type, value(std::int64_t(i), ws));
   d.b32.resize(std::size_t(p.k));
   d.b16.resize(std::size_t(p.k));
   for (std::size_t i = 0; i < d.b32.size(); ++i) {
-    const float b = c.data == DataKind::ints ? float(int(next(s) % 7u) - 3) * 0.5f : float(2 * unit(s) - 1);
+    const float b =
+        c.data == DataKind::ints ? float(int(next(s) % 7u) - 3) * 0.5f : float(2 * unit(s) - 1);
     d.b16[i] = detail::float_to_bits(c.type, b);
     d.b32[i] = detail::bits_to_float(c.type, d.b16[i]);  // both bias types carry the same value
   }
@@ -97,8 +103,8 @@ HostRef make_ref(const FuzzCase& c, const HostData& d) {
       for (std::int64_t o = 0; o < c.p.y_elems(); ++o) {
         const reference::OutCoord oc = reference::out_coord(c.p, c.layout, o);
         double s = 0, sw = 0;
-        reference::output_scales(c.p, c.layout, c.type, d.x.data(), d.w.data(), oc.n, oc.k, oc.op, oc.oq, true,
-                                 reference::SoftLoad{c.type}, s, sw);
+        reference::output_scales(c.p, c.layout, c.type, d.x.data(), d.w.data(), oc.n, oc.k, oc.op,
+                                 oc.oq, true, reference::SoftLoad{c.type}, s, sw);
         r.sw[std::size_t(o)] = sw;
       }
     }
@@ -120,15 +126,16 @@ double read_y(const std::vector<std::uint8_t>& y, DType t, std::int64_t o) {
 /// Whether output (op, oq)'s filter window touches the image (else it is pure padding: every
 /// method must give act(bias) there, to the rounding of the output and the activation alone).
 bool window_touches_image(const Conv2dProblem& p, std::int64_t op, std::int64_t oq) {
-  auto axis = [](std::int64_t o, std::int64_t stride, std::int64_t pad, std::int64_t dil, std::int64_t taps,
-                 std::int64_t size) {
+  auto axis = [](std::int64_t o, std::int64_t stride, std::int64_t pad, std::int64_t dil,
+                 std::int64_t taps, std::int64_t size) {
     for (std::int64_t t = 0; t < taps; ++t) {
       const std::int64_t i = o * stride - pad + t * dil;
       if (i >= 0 && i < size) return true;
     }
     return false;
   };
-  return axis(op, p.stride_h, p.pad_top, p.dil_h, p.r, p.h) && axis(oq, p.stride_w, p.pad_left, p.dil_w, p.s, p.w);
+  return axis(op, p.stride_h, p.pad_top, p.dil_h, p.r, p.h) &&
+         axis(oq, p.stride_w, p.pad_left, p.dil_w, p.s, p.w);
 }
 
 constexpr std::size_t kGuardBytes = 512;
@@ -189,18 +196,22 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
   r.packed_cap = &dc.packed_cap;
   r.workspace = &dc.workspace;
   r.workspace_cap = &dc.workspace_cap;
-  if (Status s = e.plan_run(r); !s) return std::string("status ") + to_string(s.code()) + ": " + s.message();
+  if (Status s = e.plan_run(r); !s)
+    return std::string("status ") + to_string(s.code()) + ": " + s.message();
   std::vector<std::uint8_t> all(dc.y_bytes_max + 2 * kGuardBytes);
   if (rt::memcpy_d2h(all.data(), dc.ybuf, all.size()) != rt::success) return "download failed";
   for (std::size_t i = 0; i < all.size(); ++i) {
     const bool in_y = i >= kGuardBytes && i < kGuardBytes + yb;
     if (!in_y && all[i] != kGuardByte)
-      return "wrote outside y: byte " + std::to_string(std::int64_t(i) - std::int64_t(kGuardBytes)) + " of y (" +
+      return "wrote outside y: byte " +
+             std::to_string(std::int64_t(i) - std::int64_t(kGuardBytes)) + " of y (" +
              std::to_string(yb) + " bytes)";
   }
-  const std::vector<std::uint8_t> ybytes(all.begin() + kGuardBytes, all.begin() + std::ptrdiff_t(kGuardBytes + yb));
+  const std::vector<std::uint8_t> ybytes(all.begin() + kGuardBytes,
+                                         all.begin() + std::ptrdiff_t(kGuardBytes + yb));
   const bool winograd = is_winograd(r.ran);
-  if (winograd && ref.sw.size() != ref.y.size()) return "internal: Winograd ran on a problem it is not eligible for";
+  if (winograd && ref.sw.size() != ref.y.size())
+    return "internal: Winograd ran on a problem it is not eligible for";
   const bool exact = c.data == DataKind::ints && !winograd && c.v.act != Activation::gelu;
   std::int64_t bad = 0, worst_at = -1;
   double worst = 0, worst_err = 0;
@@ -210,7 +221,8 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
     double ratio;
     if (exact) {
       const float rounded =
-          out == DType::f32 ? float(want) : detail::bits_to_float(out, detail::float_to_bits(out, float(want)));
+          out == DType::f32 ? float(want)
+                            : detail::bits_to_float(out, detail::float_to_bits(out, float(want)));
       ratio = double(rounded) == got ? 0.0 : INFINITY;
     } else if (!std::isfinite(got)) {
       ratio = INFINITY;
@@ -218,9 +230,11 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
       // Winograd's own rounding term only where the window touches the image: a pure-padding
       // output is act(bias) for every method (kernels/winograd/README.md)
       const reference::OutCoord oc = reference::out_coord(c.p, c.layout, o);
-      const double sw = winograd && window_touches_image(c.p, oc.op, oc.oq) ? ref.sw[std::size_t(o)] : 0.0;
-      const double bound = reference::error_bound(winograd, c.type, out, c.p.c, c.p.c * c.p.r * c.p.s,
-                                                  std::fabs(want), ref.s[std::size_t(o)], sw, false);
+      const double sw =
+          winograd && window_touches_image(c.p, oc.op, oc.oq) ? ref.sw[std::size_t(o)] : 0.0;
+      const double bound =
+          reference::error_bound(winograd, c.type, out, c.p.c, c.p.c * c.p.r * c.p.s,
+                                 std::fabs(want), ref.s[std::size_t(o)], sw, false);
       const double err = std::fabs(got - want);
       ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0);
       if (ratio <= 1 && worst_ratio && ratio > *worst_ratio) *worst_ratio = ratio;
@@ -239,25 +253,29 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
   const reference::OutCoord oc = reference::out_coord(c.p, c.layout, worst_at);
   char buf[400];
   std::snprintf(buf, sizeof buf,
-                "%s ran: %lld of %lld outputs outside %s; worst at (n %lld, k %lld, p %lld, q %lld): got %.9g, "
+                "%s ran: %lld of %lld outputs outside %s; worst at (n %lld, k %lld, p %lld, q "
+                "%lld): got %.9g, "
                 "reference %.9g, |err| %.3g, err/bound %.3g, S %.6g",
-                to_string(r.ran), (long long)bad, (long long)c.p.y_elems(), exact ? "exact equality" : "the bound",
-                (long long)oc.n, (long long)oc.k, (long long)oc.op, (long long)oc.oq,
-                read_y(ybytes, out, worst_at), ref.y[std::size_t(worst_at)], worst_err, worst,
-                ref.s[std::size_t(worst_at)]);
+                to_string(r.ran), (long long)bad, (long long)c.p.y_elems(),
+                exact ? "exact equality" : "the bound", (long long)oc.n, (long long)oc.k,
+                (long long)oc.op, (long long)oc.oq, read_y(ybytes, out, worst_at),
+                ref.y[std::size_t(worst_at)], worst_err, worst, ref.s[std::size_t(worst_at)]);
   return buf;
 }
 
 std::vector<AtomKind> default_atoms() {
   std::vector<AtomKind> a = {AtomKind::native};
-  if (check_entry(DType::f16, LayoutKind::nhwc, AtomKind::gfx11).plan_run) a.push_back(AtomKind::gfx11);
-  if (check_entry(DType::f16, LayoutKind::nhwc, AtomKind::gfx12).plan_run) a.push_back(AtomKind::gfx12);
+  if (check_entry(DType::f16, LayoutKind::nhwc, AtomKind::gfx11).plan_run)
+    a.push_back(AtomKind::gfx11);
+  if (check_entry(DType::f16, LayoutKind::nhwc, AtomKind::gfx12).plan_run)
+    a.push_back(AtomKind::gfx12);
   return a;
 }
 
 Variant random_variant(std::uint64_t& s, DType t) {
   Variant v;
-  const Activation acts[] = {Activation::none, Activation::relu, Activation::relu6, Activation::gelu};
+  const Activation acts[] = {Activation::none, Activation::relu, Activation::relu6,
+                             Activation::gelu};
   v.act = acts[uni(s, 0, 3)];
   v.bias = uni(s, 0, 1) == 1;
   const DType bias_types[] = {DType::f32, t, DType::same};  // same: the default, the input type
@@ -275,8 +293,10 @@ Conv2dProblem fuzz_problem(std::uint64_t& rng, Method target, LayoutKind layout)
     const bool wino = is_winograd(target);
     const bool three = wino || target == Method::nhwc3x3 || target == Method::nchw3x3 ||
                        target == Method::cblocked3x3;
-    if (target == Method::gemm1x1) p.r = p.s = 1;
-    else if (three) p.r = p.s = 3;
+    if (target == Method::gemm1x1)
+      p.r = p.s = 1;
+    else if (three)
+      p.r = p.s = 3;
     else {
       // general and the router: mostly the common filters, any up to 7
       const std::int64_t pick = uni(rng, 0, 9);
@@ -306,10 +326,13 @@ Conv2dProblem fuzz_problem(std::uint64_t& rng, Method target, LayoutKind layout)
 }
 
 std::string fuzz_describe(const FuzzCase& c) {
-  return describe(c.p) + " " + to_string(c.type) + " " + to_string(c.layout) + " atom=" + to_string(c.atom) +
-         " method=" + (c.method == Method::automatic ? "router" : to_string(c.method)) + " act=" + to_string(c.v.act) +
+  return describe(c.p) + " " + to_string(c.type) + " " + to_string(c.layout) +
+         " atom=" + to_string(c.atom) +
+         " method=" + (c.method == Method::automatic ? "router" : to_string(c.method)) +
+         " act=" + to_string(c.v.act) +
          (c.v.bias ? std::string(" bias=") + to_string(c.v.bias_type) : std::string(" no-bias")) +
-         " out=" + to_string(c.v.out) + " data=" + to_string(c.data) + " seed=" + std::to_string(c.seed);
+         " out=" + to_string(c.v.out) + " data=" + to_string(c.data) +
+         " seed=" + std::to_string(c.seed);
 }
 
 std::string fuzz_run(const FuzzCase& c, std::int64_t* outputs, double* worst_ratio) {
@@ -338,23 +361,24 @@ FuzzCase fuzz_shrink(const FuzzCase& failing, std::string& detail) {
     if (best.v.bias) with([](FuzzCase& c) { c.v.bias = false; });
     if (best.v.out != DType::same) with([](FuzzCase& c) { c.v.out = DType::same; });
     if (best.data != DataKind::ints) with([](FuzzCase& c) { c.data = DataKind::ints; });
-    std::int64_t Conv2dProblem::*dims[] = {&Conv2dProblem::n, &Conv2dProblem::c, &Conv2dProblem::k,
-                                           &Conv2dProblem::h, &Conv2dProblem::w};
+    std::int64_t Conv2dProblem::* dims[] = {&Conv2dProblem::n, &Conv2dProblem::c, &Conv2dProblem::k,
+                                            &Conv2dProblem::h, &Conv2dProblem::w};
     for (auto f : dims) {
       const std::int64_t v = best.p.*f;
       if (v > 1) with([&](FuzzCase& c) { c.p.*f = 1; });
       if (v > 2) with([&](FuzzCase& c) { c.p.*f = v / 2; });
       if (v > 1) with([&](FuzzCase& c) { c.p.*f = v - 1; });
     }
-    std::int64_t Conv2dProblem::*pads[] = {&Conv2dProblem::pad_top, &Conv2dProblem::pad_bottom,
-                                           &Conv2dProblem::pad_left, &Conv2dProblem::pad_right};
+    std::int64_t Conv2dProblem::* pads[] = {&Conv2dProblem::pad_top, &Conv2dProblem::pad_bottom,
+                                            &Conv2dProblem::pad_left, &Conv2dProblem::pad_right};
     for (auto f : pads) {
       const std::int64_t v = best.p.*f;
       if (v > 0) with([&](FuzzCase& c) { c.p.*f = 0; });
       if (v > 1) with([&](FuzzCase& c) { c.p.*f = v - 1; });
     }
-    std::int64_t Conv2dProblem::*unit_fields[] = {&Conv2dProblem::stride_h, &Conv2dProblem::stride_w,
-                                                  &Conv2dProblem::dil_h, &Conv2dProblem::dil_w};
+    std::int64_t Conv2dProblem::* unit_fields[] = {&Conv2dProblem::stride_h,
+                                                   &Conv2dProblem::stride_w, &Conv2dProblem::dil_h,
+                                                   &Conv2dProblem::dil_w};
     for (auto f : unit_fields)
       if (best.p.*f > 1) with([&](FuzzCase& c) { c.p.*f = 1; });
     if (best.method == Method::general || best.method == Method::automatic) {
@@ -379,14 +403,16 @@ FuzzCase fuzz_shrink(const FuzzCase& failing, std::string& detail) {
 std::string fuzz_edge_entry(const FuzzCase& c) {
   const Conv2dProblem& p = c.p;
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "{\"fuzz seed %llu: %s %s %s %s\", full_problem(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-                "%lld, %lld, %lld, %lld, %lld, %lld)},",
-                (unsigned long long)c.seed, c.method == Method::automatic ? "router" : to_string(c.method),
-                to_string(c.type), to_string(c.layout), to_string(c.atom), (long long)p.n, (long long)p.c,
-                (long long)p.h, (long long)p.w, (long long)p.k, (long long)p.r, (long long)p.s, (long long)p.stride_h,
-                (long long)p.stride_w, (long long)p.dil_h, (long long)p.dil_w, (long long)p.pad_top,
-                (long long)p.pad_bottom, (long long)p.pad_left, (long long)p.pad_right);
+  std::snprintf(
+      buf, sizeof buf,
+      "{\"fuzz seed %llu: %s %s %s %s\", full_problem(%lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+      "%lld, %lld, "
+      "%lld, %lld, %lld, %lld, %lld, %lld)},",
+      (unsigned long long)c.seed, c.method == Method::automatic ? "router" : to_string(c.method),
+      to_string(c.type), to_string(c.layout), to_string(c.atom), (long long)p.n, (long long)p.c,
+      (long long)p.h, (long long)p.w, (long long)p.k, (long long)p.r, (long long)p.s,
+      (long long)p.stride_h, (long long)p.stride_w, (long long)p.dil_h, (long long)p.dil_w,
+      (long long)p.pad_top, (long long)p.pad_bottom, (long long)p.pad_left, (long long)p.pad_right);
   return buf;
 }
 
@@ -399,7 +425,8 @@ FuzzReport fuzz(const FuzzOptions& o) {
     asked.push_back(Method::automatic);
   }
   for (Method m : asked)  // only methods that run on one of the selected layouts
-    if (std::any_of(o.layouts.begin(), o.layouts.end(), [&](LayoutKind l) { return method_runs_on(m, l); }))
+    if (std::any_of(o.layouts.begin(), o.layouts.end(),
+                    [&](LayoutKind l) { return method_runs_on(m, l); }))
       methods.push_back(m);
   if (methods.empty()) return rep;
   const std::vector<AtomKind> atoms = o.atoms.empty() ? default_atoms() : o.atoms;
@@ -407,7 +434,9 @@ FuzzReport fuzz(const FuzzOptions& o) {
   for (Method m : methods) runs[m] = 0;
   std::uint64_t rng = o.seed;
   const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   std::vector<std::string> seen;  // failure signatures (method, type, layout, atom) already shrunk
   const unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
   double last_log = 0;
@@ -451,7 +480,8 @@ FuzzReport fuzz(const FuzzOptions& o) {
       c.data = dk < 5 ? DataKind::ints : dk < 9 ? DataKind::real : DataKind::adversarial;
       c.seed = next(rng);
       for (Method m : methods)
-        if (m == Method::automatic || can_implement(m, c.p, c.layout)) planned[m] += std::int64_t(atoms.size());
+        if (m == Method::automatic || can_implement(m, c.p, c.layout))
+          planned[m] += std::int64_t(atoms.size());
     }
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < workers; ++t)
@@ -481,23 +511,28 @@ FuzzReport fuzz(const FuzzOptions& o) {
           ++runs[m];
           const std::string why = run_prepared(c, it.d, it.ref, dc, &rep.outputs, &rep.worst_ratio);
           if (why.empty()) continue;
-          const std::string sig = std::string(to_string(m)) + to_string(c.type) + to_string(c.layout) + to_string(a);
-          if (std::find(seen.begin(), seen.end(), sig) != seen.end()) continue;  // one shrink per signature
+          const std::string sig =
+              std::string(to_string(m)) + to_string(c.type) + to_string(c.layout) + to_string(a);
+          if (std::find(seen.begin(), seen.end(), sig) != seen.end())
+            continue;  // one shrink per signature
           seen.push_back(sig);
           if (o.log) o.log("FAIL " + fuzz_describe(c) + ": " + why + " (shrinking)");
           std::string minimal_why = why;
           const FuzzCase minimal = fuzz_shrink(c, minimal_why);
           rep.failures.push_back({c, minimal, minimal_why, fuzz_edge_entry(minimal)});
-          if (o.log) o.log("  minimal: " + fuzz_describe(minimal) + ": " + minimal_why + "\n  edge entry: " +
-                           fuzz_edge_entry(minimal));
+          if (o.log)
+            o.log("  minimal: " + fuzz_describe(minimal) + ": " + minimal_why +
+                  "\n  edge entry: " + fuzz_edge_entry(minimal));
         }
       }
     }
     if (o.log && elapsed() - last_log > 10) {
       last_log = elapsed();
-      std::string line = "[" + std::to_string(int(elapsed())) + " s] " + std::to_string(rep.cases) + " cases;";
+      std::string line =
+          "[" + std::to_string(int(elapsed())) + " s] " + std::to_string(rep.cases) + " cases;";
       for (const auto& [m, n] : runs)
-        line += std::string(" ") + (m == Method::automatic ? "router" : to_string(m)) + " " + std::to_string(n);
+        line += std::string(" ") + (m == Method::automatic ? "router" : to_string(m)) + " " +
+                std::to_string(n);
       o.log(line);
     }
   }

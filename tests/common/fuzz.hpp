@@ -32,7 +32,7 @@ struct FuzzCase {
 
 struct FuzzOptions {
   std::uint64_t seed = 1;
-  std::int64_t count = 100;  ///< runs per method (each run: one case on one atom)
+  std::int64_t count = 100;     ///< runs per method (each run: one case on one atom)
   std::vector<Method> methods;  ///< empty: every registry method and the router
   std::vector<DType> types{DType::f16, DType::bf16};
   std::vector<LayoutKind> layouts{LayoutKind::nchw, LayoutKind::nhwc};
@@ -44,15 +44,15 @@ struct FuzzOptions {
 
 struct FuzzFailure {
   FuzzCase original, minimal;
-  std::string detail;         ///< what the minimal case got wrong
-  std::string edge_entry;     ///< ready to paste into edge_cases()
+  std::string detail;      ///< what the minimal case got wrong
+  std::string edge_entry;  ///< ready to paste into edge_cases()
 };
 
 struct FuzzReport {
   std::vector<std::pair<Method, std::int64_t>> runs;  ///< runs per method
-  std::int64_t cases = 0;     ///< distinct problems generated
-  std::int64_t outputs = 0;   ///< outputs compared
-  double worst_ratio = 0;     ///< largest |error| / bound over tolerance-checked outputs
+  std::int64_t cases = 0;                             ///< distinct problems generated
+  std::int64_t outputs = 0;                           ///< outputs compared
+  double worst_ratio = 0;  ///< largest |error| / bound over tolerance-checked outputs
   std::vector<FuzzFailure> failures;
   bool stopped_early = false;
 };
@@ -64,7 +64,8 @@ Conv2dProblem fuzz_problem(std::uint64_t& rng, Method target, LayoutKind layout)
 
 /// Runs one case; empty string when it passes, else what went wrong. `outputs` and
 /// `worst_ratio` are updated when non-null.
-std::string fuzz_run(const FuzzCase& c, std::int64_t* outputs = nullptr, double* worst_ratio = nullptr);
+std::string fuzz_run(const FuzzCase& c, std::int64_t* outputs = nullptr,
+                     double* worst_ratio = nullptr);
 
 /// Shrinks a failing case (fewer images, channels, filters, pixels, padding; unit strides and
 /// dilations; the plainest epilogue) while it still fails.

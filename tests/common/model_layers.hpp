@@ -48,7 +48,8 @@ inline std::vector<ModelLayer> resnet50_224() {
       out.push_back({pre + "conv1", make_problem(1, in_c, hw, hw, wd, 1, 1, 1, 0)});
       out.push_back({pre + "conv2", make_problem(1, wd, hw, hw, wd, 3, 3, stride, 1)});
       out.push_back({pre + "conv3", make_problem(1, wd, out_hw, out_hw, out_c, 1, 1, 1, 0)});
-      if (b == 0) out.push_back({pre + "downsample", make_problem(1, in_c, hw, hw, out_c, 1, 1, stride, 0)});
+      if (b == 0)
+        out.push_back({pre + "downsample", make_problem(1, in_c, hw, hw, out_c, 1, 1, stride, 0)});
       in_c = out_c;
       hw = out_hw;
     }
@@ -114,8 +115,12 @@ inline std::vector<ModelLayer> autoencoder_kl(int res, int latent, bool quant_co
   return out;
 }
 
-inline std::vector<ModelLayer> sd35_vae(int res) { return autoencoder_kl(res, 16, false); }
-inline std::vector<ModelLayer> flux2_vae(int res) { return autoencoder_kl(res, 32, true); }
+inline std::vector<ModelLayer> sd35_vae(int res) {
+  return autoencoder_kl(res, 16, false);
+}
+inline std::vector<ModelLayer> flux2_vae(int res) {
+  return autoencoder_kl(res, 32, true);
+}
 
 /// The models by the names of tests/data/model_layers.json.
 inline std::vector<ModelLayer> model(const std::string& name) {
@@ -133,13 +138,14 @@ inline std::vector<std::string> model_names() {
 /// Groups identical problems, in order of first appearance.
 inline std::vector<UniqueLayer> unique_layers(const std::vector<ModelLayer>& layers) {
   std::vector<UniqueLayer> out;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                      std::int64_t, std::int64_t, std::int64_t, std::int64_t>,
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                      std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>,
            std::size_t>
       where;
   for (const ModelLayer& l : layers) {
     const Conv2dProblem& p = l.p;
-    const auto key = std::make_tuple(p.c, p.h, p.w, p.k, p.r, p.s, p.stride_h, p.pad_top, p.pad_bottom, p.dil_h);
+    const auto key =
+        std::make_tuple(p.c, p.h, p.w, p.k, p.r, p.s, p.stride_h, p.pad_top, p.pad_bottom, p.dil_h);
     auto it = where.find(key);
     if (it == where.end()) {
       where.emplace(key, out.size());

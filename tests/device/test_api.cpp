@@ -91,38 +91,51 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
     std::size_t ws = 0;
     const Status a = conv2d_workspace_bytes<fp16_t, NHWC>(b.p, b.o, &ws);
     EXPECT_EQ(a.code(), b.want) << b.what;
-    const Status s = conv2d<fp16_t, NHWC>(b.p, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, b.o);
+    const Status s =
+        conv2d<fp16_t, NHWC>(b.p, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, b.o);
     EXPECT_EQ(s.code(), b.want) << b.what;
     EXPECT_FALSE(s.message().empty()) << b.what;
   }
   // buffer errors on a good problem
   std::size_t ws = 0;
   ASSERT_TRUE((conv2d_workspace_bytes<fp16_t, NHWC>(good, {}, &ws).ok()));
-  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, nullptr, x, nullptr, y.p, buf.p, ws)).code(), StatusCode::null_pointer);
-  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, nullptr, nullptr, y.p, buf.p, ws)).code(), StatusCode::null_pointer);
-  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, nullptr, buf.p, ws)).code(), StatusCode::null_pointer);
-  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, ws - 1)).code(), StatusCode::workspace_too_small);
-  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, static_cast<char*>(buf.p) + 8, ws)).code(),
-            StatusCode::misaligned);
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, nullptr, x, nullptr, y.p, buf.p, ws)).code(),
+            StatusCode::null_pointer);
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, nullptr, nullptr, y.p, buf.p, ws)).code(),
+            StatusCode::null_pointer);
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, nullptr, buf.p, ws)).code(),
+            StatusCode::null_pointer);
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, ws - 1)).code(),
+            StatusCode::workspace_too_small);
+  EXPECT_EQ(
+      (conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, static_cast<char*>(buf.p) + 8, ws)).code(),
+      StatusCode::misaligned);
   Conv2dOptions with_bias;
   with_bias.has_bias = true;
-  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, with_bias)).code(),
-            StatusCode::null_pointer);
+  EXPECT_EQ(
+      (conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, with_bias))
+          .code(),
+      StatusCode::null_pointer);
   Plan<fp16_t, NHWC> plan;
-  EXPECT_EQ(plan.run(x, buf.p, nullptr, y.p, nullptr, 0).code(), StatusCode::invalid_size);  // not created
+  EXPECT_EQ(plan.run(x, buf.p, nullptr, y.p, nullptr, 0).code(),
+            StatusCode::invalid_size);  // not created
   ASSERT_TRUE((Plan<fp16_t, NHWC>::create(plan, good).ok()));
-  EXPECT_EQ(plan.run(x, static_cast<char*>(buf.p) + 2, nullptr, y.p, nullptr, 0).code(), StatusCode::misaligned);
+  EXPECT_EQ(plan.run(x, static_cast<char*>(buf.p) + 2, nullptr, y.p, nullptr, 0).code(),
+            StatusCode::misaligned);
   EXPECT_EQ(plan.prepack(nullptr, buf.p).code(), StatusCode::null_pointer);
   EXPECT_TRUE(y.untouched()) << "an argument error wrote to y";
 }
 
 TEST(OneShot, MatchesPlanAndHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  for (Method m : {Method::automatic, Method::general, Method::nhwc3x3, Method::winograd, Method::winograd_fused}) {
+  for (Method m : {Method::automatic, Method::general, Method::nhwc3x3, Method::winograd,
+                   Method::winograd_fused}) {
     const Conv2dProblem p = make_problem(2, 16, 10, 10, 24, 3, 3, 1, 1);
     std::vector<std::uint16_t> hx(p.x_elems()), hw(p.w_elems());
-    for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = detail::float_to_bits(DType::bf16, float(int(i % 7) - 3));
-    for (std::size_t i = 0; i < hw.size(); ++i) hw[i] = detail::float_to_bits(DType::bf16, float(int(i % 5) - 2));
+    for (std::size_t i = 0; i < hx.size(); ++i)
+      hx[i] = detail::float_to_bits(DType::bf16, float(int(i % 7) - 3));
+    for (std::size_t i = 0; i < hw.size(); ++i)
+      hw[i] = detail::float_to_bits(DType::bf16, float(int(i % 5) - 2));
     Conv2dOptions o;
     o.method = m;
     void *dx, *dw, *dy, *work;
@@ -134,8 +147,8 @@ TEST(OneShot, MatchesPlanAndHostReference) {
     RT_OK(rt::malloc(&work, ws));
     RT_OK(rt::memcpy_h2d(dx, hx.data(), hx.size() * 2));
     RT_OK(rt::memcpy_h2d(dw, hw.data(), hw.size() * 2));
-    const Status st = conv2d<bf16_t, NHWC>(p, static_cast<bf16_t*>(dx), static_cast<bf16_t*>(dw), nullptr, dy, work, ws,
-                                           nullptr, o);
+    const Status st = conv2d<bf16_t, NHWC>(p, static_cast<bf16_t*>(dx), static_cast<bf16_t*>(dw),
+                                           nullptr, dy, work, ws, nullptr, o);
     ASSERT_TRUE(st.ok()) << st.message();
     std::vector<std::uint16_t> a(p.y_elems()), b(p.y_elems());
     RT_OK(rt::memcpy_d2h(a.data(), dy, a.size() * 2));
@@ -147,15 +160,22 @@ TEST(OneShot, MatchesPlanAndHostReference) {
     if (plan.workspace_bytes()) RT_OK(rt::malloc(&pws, plan.workspace_bytes()));
     ASSERT_TRUE(plan.prepack(static_cast<bf16_t*>(dw), pk).ok());
     RT_OK(rt::memset(dy, 0xff, p.y_elems() * 2));
-    ASSERT_TRUE(plan.run(static_cast<bf16_t*>(dx), pk, nullptr, dy, pws, plan.workspace_bytes()).ok());
+    ASSERT_TRUE(
+        plan.run(static_cast<bf16_t*>(dx), pk, nullptr, dy, pws, plan.workspace_bytes()).ok());
     RT_OK(rt::memcpy_d2h(b.data(), dy, b.size() * 2));
     EXPECT_EQ(a, b) << to_string(m);
     // integer data: the direct methods equal the host reference (double accumulation) exactly
     if (!is_winograd(plan.method())) {
-      const auto h = reference::host_conv2d(p, LayoutKind::nhwc, DType::bf16, hx.data(), hw.data(), {}, DType::bf16);
-      for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(std::uint32_t(a[i]), h[i]) << to_string(m) << " at " << i;
+      const auto h = reference::host_conv2d(p, LayoutKind::nhwc, DType::bf16, hx.data(), hw.data(),
+                                            {}, DType::bf16);
+      for (std::size_t i = 0; i < a.size(); ++i)
+        ASSERT_EQ(std::uint32_t(a[i]), h[i]) << to_string(m) << " at " << i;
     }
-    RT_OK(rt::free(dx)); RT_OK(rt::free(dw)); RT_OK(rt::free(dy)); RT_OK(rt::free(work)); RT_OK(rt::free(pk));
+    RT_OK(rt::free(dx));
+    RT_OK(rt::free(dw));
+    RT_OK(rt::free(dy));
+    RT_OK(rt::free(work));
+    RT_OK(rt::free(pk));
     if (pws) RT_OK(rt::free(pws));
   }
 }
@@ -170,19 +190,24 @@ TEST(GraphCapture, RunIsCapturableAndReplays) {
     Plan<fp16_t, NCHW> plan;
     ASSERT_TRUE((Plan<fp16_t, NCHW>::create(plan, p, o).ok()));
     void *x, *w, *pk, *ws, *y1, *y2;
-    RT_OK(rt::malloc(&x, p.x_elems() * 2)); RT_OK(rt::malloc(&w, p.w_elems() * 2));
-    RT_OK(rt::malloc(&pk, plan.packed_weight_bytes())); RT_OK(rt::malloc(&ws, plan.workspace_bytes()));
-    RT_OK(rt::malloc(&y1, p.y_elems() * 2)); RT_OK(rt::malloc(&y2, p.y_elems() * 2));
+    RT_OK(rt::malloc(&x, p.x_elems() * 2));
+    RT_OK(rt::malloc(&w, p.w_elems() * 2));
+    RT_OK(rt::malloc(&pk, plan.packed_weight_bytes()));
+    RT_OK(rt::malloc(&ws, plan.workspace_bytes()));
+    RT_OK(rt::malloc(&y1, p.y_elems() * 2));
+    RT_OK(rt::malloc(&y2, p.y_elems() * 2));
     RT_OK(rt::memset(x, 0x3c, p.x_elems() * 2));  // 0x3c3c: fp16 1.06
     RT_OK(rt::memset(w, 0x2c, p.w_elems() * 2));
     ASSERT_TRUE(plan.prepack(static_cast<fp16_t*>(w), pk).ok());
-    ASSERT_TRUE(plan.run(static_cast<fp16_t*>(x), pk, nullptr, y1, ws, plan.workspace_bytes()).ok());
+    ASSERT_TRUE(
+        plan.run(static_cast<fp16_t*>(x), pk, nullptr, y1, ws, plan.workspace_bytes()).ok());
     cudaStream_t s;
     RT_OK(cudaStreamCreate(&s));
     cudaGraph_t g;
     cudaGraphExec_t ge;
     RT_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    const Status st = plan.run(static_cast<fp16_t*>(x), pk, nullptr, y2, ws, plan.workspace_bytes(), s);
+    const Status st =
+        plan.run(static_cast<fp16_t*>(x), pk, nullptr, y2, ws, plan.workspace_bytes(), s);
     RT_OK(cudaStreamEndCapture(s, &g));
     ASSERT_TRUE(st.ok()) << st.message();
     RT_OK(cudaGraphInstantiate(&ge, g, 0));
@@ -192,9 +217,15 @@ TEST(GraphCapture, RunIsCapturableAndReplays) {
     RT_OK(rt::memcpy_d2h(a.data(), y1, a.size() * 2));
     RT_OK(rt::memcpy_d2h(b.data(), y2, b.size() * 2));
     EXPECT_EQ(a, b) << to_string(m);
-    RT_OK(cudaGraphExecDestroy(ge)); RT_OK(cudaGraphDestroy(g)); RT_OK(cudaStreamDestroy(s));
-    RT_OK(rt::free(x)); RT_OK(rt::free(w)); RT_OK(rt::free(pk)); RT_OK(rt::free(ws));
-    RT_OK(rt::free(y1)); RT_OK(rt::free(y2));
+    RT_OK(cudaGraphExecDestroy(ge));
+    RT_OK(cudaGraphDestroy(g));
+    RT_OK(cudaStreamDestroy(s));
+    RT_OK(rt::free(x));
+    RT_OK(rt::free(w));
+    RT_OK(rt::free(pk));
+    RT_OK(rt::free(ws));
+    RT_OK(rt::free(y1));
+    RT_OK(rt::free(y2));
   }
 }
 #endif

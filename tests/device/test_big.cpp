@@ -29,6 +29,12 @@ void check_big(Method m, LayoutKind l, const Conv2dProblem& p) {
 }
 }  // namespace
 
-TEST(BigTensor, General3x3Nhwc) { check_big(Method::general, LayoutKind::nhwc, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1)); }
-TEST(BigTensor, Nhwc3x3) { check_big(Method::nhwc3x3, LayoutKind::nhwc, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1)); }
-TEST(BigTensor, Gemm1x1Nchw) { check_big(Method::gemm1x1, LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 1, 1)); }
+TEST(BigTensor, General3x3Nhwc) {
+  check_big(Method::general, LayoutKind::nhwc, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1));
+}
+TEST(BigTensor, Nhwc3x3) {
+  check_big(Method::nhwc3x3, LayoutKind::nhwc, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1));
+}
+TEST(BigTensor, Gemm1x1Nchw) {
+  check_big(Method::gemm1x1, LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 1, 1));
+}

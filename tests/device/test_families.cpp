@@ -36,7 +36,8 @@ std::vector<Config> configs() {
 #endif
   for (const MethodInfo& m : kMethods)
     for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
-      if (!method_runs_on(m.method, l)) continue;  // layout-bound variants (nhwc3x3, nchw3x3, cblocked3x3)
+      if (!method_runs_on(m.method, l))
+        continue;  // layout-bound variants (nhwc3x3, nchw3x3, cblocked3x3)
       for (DType t : {DType::f16, DType::bf16})
         for (AtomKind a : atoms) out.push_back({m.method, t, l, a});
     }
@@ -45,7 +46,8 @@ std::vector<Config> configs() {
 
 std::string config_name(const ::testing::TestParamInfo<Config>& i) {
   const Config& c = i.param;
-  std::string n = std::string(to_string(c.method)) + "_" + (c.type == DType::f16 ? "Fp16" : "Bf16") +
+  std::string n = std::string(to_string(c.method)) + "_" +
+                  (c.type == DType::f16 ? "Fp16" : "Bf16") +
                   (c.layout == LayoutKind::nhwc ? "Nhwc" : "Nchw") + "_" + to_string(c.atom);
   return n;
 }
@@ -59,7 +61,8 @@ class Family : public ::testing::TestWithParam<Config> {
   }
 
   /// Runs the cases, records per-case failures, returns the number of variants checked.
-  int run_cases(const std::vector<Case>& cases, DataKind data, const std::vector<Variant>& variants, unsigned seed0) {
+  int run_cases(const std::vector<Case>& cases, DataKind data, const std::vector<Variant>& variants,
+                unsigned seed0) {
     int checked = 0;
     unsigned seed = seed0;
     for (const Case& c : cases) {
@@ -75,8 +78,8 @@ class Family : public ::testing::TestWithParam<Config> {
         EXPECT_FALSE(o.skipped) << c.what << " " << describe(c.p) << ": " << o.skip_reason;
         if (o.skipped) continue;
         ++checked;
-        EXPECT_TRUE(o.pass) << c.what << " " << describe(c.p) << " seed=" << rq.seed << " data=" << to_string(data)
-                            << ": " << o.detail;
+        EXPECT_TRUE(o.pass) << c.what << " " << describe(c.p) << " seed=" << rq.seed
+                            << " data=" << to_string(data) << ": " << o.detail;
       }
       if (::testing::Test::HasFailure()) break;  // the first failing case is the useful one
     }
@@ -95,14 +98,15 @@ TEST_P(Family, EdgeList) {
 
 TEST_P(Family, Random100) {
   const unsigned seed = 20261202u + unsigned(GetParam().method) * 1000u;
-  const int n = run_cases(random_cases(GetParam().method, GetParam().layout, seed, 100), DataKind::ints,
-                          standard_variants(GetParam().type), seed);
+  const int n = run_cases(random_cases(GetParam().method, GetParam().layout, seed, 100),
+                          DataKind::ints, standard_variants(GetParam().type), seed);
   EXPECT_EQ(n, 100 * 8);
 }
 
 TEST_P(Family, Epilogue) {
   std::vector<Case> cases;
-  for (const Case& c : random_cases(GetParam().method, GetParam().layout, 77, 2)) cases.push_back(c);
+  for (const Case& c : random_cases(GetParam().method, GetParam().layout, 77, 2))
+    cases.push_back(c);
   run_cases(cases, DataKind::ints, all_variants(GetParam().type), 500);
 }
 

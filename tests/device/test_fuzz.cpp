@@ -19,8 +19,8 @@ TEST(Fuzz, EveryMethodAgainstHostReference) {
   const FuzzReport r = fuzz(o);
   for (const auto& [m, n] : r.runs) EXPECT_GE(n, o.count) << to_string(m);
   for (const FuzzFailure& f : r.failures)
-    ADD_FAILURE() << fuzz_describe(f.original) << "\n  minimal: " << fuzz_describe(f.minimal) << "\n  " << f.detail
-                  << "\n  edge entry: " << f.edge_entry;
+    ADD_FAILURE() << fuzz_describe(f.original) << "\n  minimal: " << fuzz_describe(f.minimal)
+                  << "\n  " << f.detail << "\n  edge entry: " << f.edge_entry;
   EXPECT_GT(r.outputs, 0);
 }
 

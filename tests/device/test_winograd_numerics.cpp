@@ -37,10 +37,12 @@ void measure(const Conv2dProblem& p, DataKind kind, Method method, Errors& out) 
   std::uniform_real_distribution<float> u(0.f, 1.f);
   const double crs = double(p.c * 9);
   const float xmag = kind == DataKind::real ? 1.f : (dt == DType::f16 ? 1000.f : 30000.f);
-  const float wmag = kind == DataKind::real ? float(1 / std::sqrt(crs)) : float(std::min(1.0, 4096.0 / (crs * xmag)));
+  const float wmag = kind == DataKind::real ? float(1 / std::sqrt(crs))
+                                            : float(std::min(1.0, 4096.0 / (crs * xmag)));
   std::vector<std::uint16_t> hx(p.x_elems()), hw(p.w_elems());
   auto gen = [&](std::size_t i, float mag) {
-    return kind == DataKind::real ? (2 * u(g) - 1) * mag : ((i & 1) ? -1.f : 1.f) * mag * (0.5f + 0.5f * u(g));
+    return kind == DataKind::real ? (2 * u(g) - 1) * mag
+                                  : ((i & 1) ? -1.f : 1.f) * mag * (0.5f + 0.5f * u(g));
   };
   for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = detail::float_to_bits(dt, gen(i, xmag));
   for (std::size_t i = 0; i < hw.size(); ++i) hw[i] = detail::float_to_bits(dt, gen(i, wmag));
@@ -52,15 +54,22 @@ void measure(const Conv2dProblem& p, DataKind kind, Method method, Errors& out) 
   Plan<T, NHWC> plan;
   ASSERT_TRUE((Plan<T, NHWC>::create(plan, p, o).ok()));
   void *dx, *dw, *pk, *ws, *dy, *dn;
-  RT_OK(rt::malloc(&dx, hx.size() * 2)); RT_OK(rt::malloc(&dw, hw.size() * 2));
-  RT_OK(rt::malloc(&pk, plan.packed_weight_bytes())); RT_OK(rt::malloc(&ws, plan.workspace_bytes()));
-  RT_OK(rt::malloc(&dy, p.y_elems() * 2)); RT_OK(rt::malloc(&dn, p.y_elems() * 2));
-  RT_OK(rt::memcpy_h2d(dx, hx.data(), hx.size() * 2)); RT_OK(rt::memcpy_h2d(dw, hw.data(), hw.size() * 2));
+  RT_OK(rt::malloc(&dx, hx.size() * 2));
+  RT_OK(rt::malloc(&dw, hw.size() * 2));
+  RT_OK(rt::malloc(&pk, plan.packed_weight_bytes()));
+  RT_OK(rt::malloc(&ws, plan.workspace_bytes()));
+  RT_OK(rt::malloc(&dy, p.y_elems() * 2));
+  RT_OK(rt::malloc(&dn, p.y_elems() * 2));
+  RT_OK(rt::memcpy_h2d(dx, hx.data(), hx.size() * 2));
+  RT_OK(rt::memcpy_h2d(dw, hw.data(), hw.size() * 2));
   ASSERT_TRUE(plan.prepack(static_cast<const T*>(dw), pk).ok());
-  ASSERT_TRUE(plan.run(static_cast<const T*>(dx), pk, nullptr, dy, ws, plan.workspace_bytes()).ok());
-  ASSERT_TRUE(reference::device_conv2d(p, dt, LayoutKind::nhwc, dx, dw, {}, nullptr, dn, nullptr).ok());
+  ASSERT_TRUE(
+      plan.run(static_cast<const T*>(dx), pk, nullptr, dy, ws, plan.workspace_bytes()).ok());
+  ASSERT_TRUE(
+      reference::device_conv2d(p, dt, LayoutKind::nhwc, dx, dw, {}, nullptr, dn, nullptr).ok());
   std::vector<std::uint16_t> y(p.y_elems()), n(p.y_elems());
-  RT_OK(rt::memcpy_d2h(y.data(), dy, y.size() * 2)); RT_OK(rt::memcpy_d2h(n.data(), dn, n.size() * 2));
+  RT_OK(rt::memcpy_d2h(y.data(), dy, y.size() * 2));
+  RT_OK(rt::memcpy_d2h(n.data(), dn, n.size() * 2));
   double ew = 0, en = 0;
   for (std::size_t i = 0; i < y.size(); ++i) {
     const double a = detail::bits_to_float(dt, y[i]), b = detail::bits_to_float(dt, n[i]);
@@ -70,14 +79,19 @@ void measure(const Conv2dProblem& p, DataKind kind, Method method, Errors& out) 
   }
   out.wino_rms = std::sqrt(ew / double(y.size()));
   out.naive_rms = std::sqrt(en / double(y.size()));
-  RT_OK(rt::free(dx)); RT_OK(rt::free(dw)); RT_OK(rt::free(pk)); RT_OK(rt::free(ws));
-  RT_OK(rt::free(dy)); RT_OK(rt::free(dn));
+  RT_OK(rt::free(dx));
+  RT_OK(rt::free(dw));
+  RT_OK(rt::free(pk));
+  RT_OK(rt::free(ws));
+  RT_OK(rt::free(dy));
+  RT_OK(rt::free(dn));
 }
 
 template <class T>
 void check_kind(DataKind kind, double multiple) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const Conv2dProblem shapes[2] = {make_problem(1, 64, 20, 20, 32, 3, 3, 1, 1), make_problem(2, 256, 9, 13, 16, 3, 3, 1, 1)};
+  const Conv2dProblem shapes[2] = {make_problem(1, 64, 20, 20, 32, 3, 3, 1, 1),
+                                   make_problem(2, 256, 9, 13, 16, 3, 3, 1, 1)};
   for (int i = 0; i < 4; ++i) {
     const Method m = i < 2 ? Method::winograd : Method::winograd_fused;  // both variants
     const Conv2dProblem& p = shapes[i % 2];
@@ -86,20 +100,30 @@ void check_kind(DataKind kind, double multiple) {
     EXPECT_EQ(e.nonfinite, 0);
     ASSERT_GT(e.naive_rms, 0.0);
     const double ratio = e.wino_rms / e.naive_rms;
-    ::testing::Test::RecordProperty(std::string(to_string(m)) + "_" + to_string(kind) + "_C" + std::to_string(p.c) +
-                                        "_ratio",
-                                    std::to_string(ratio));
-    EXPECT_LE(ratio, multiple) << to_string(m) << " " << describe(p) << " winograd rms " << e.wino_rms << " naive rms "
-                               << e.naive_rms;
-    std::printf("[ numerics ] %s %s %s C=%lld: winograd rms err %.3g, naive %.3g, ratio %.2f (limit %.1f)\n",
-                to_string(m), to_string(dtype_of<T>()), to_string(kind), (long long)p.c, e.wino_rms, e.naive_rms,
-                ratio, multiple);
+    ::testing::Test::RecordProperty(
+        std::string(to_string(m)) + "_" + to_string(kind) + "_C" + std::to_string(p.c) + "_ratio",
+        std::to_string(ratio));
+    EXPECT_LE(ratio, multiple) << to_string(m) << " " << describe(p) << " winograd rms "
+                               << e.wino_rms << " naive rms " << e.naive_rms;
+    std::printf(
+        "[ numerics ] %s %s %s C=%lld: winograd rms err %.3g, naive %.3g, ratio %.2f (limit "
+        "%.1f)\n",
+        to_string(m), to_string(dtype_of<T>()), to_string(kind), (long long)p.c, e.wino_rms,
+        e.naive_rms, ratio, multiple);
   }
 }
 
 }  // namespace
 
-TEST(WinogradNumerics, Fp16Random) { check_kind<fp16_t>(DataKind::real, 30.5); }
-TEST(WinogradNumerics, Bf16Random) { check_kind<bf16_t>(DataKind::real, 30.5); }
-TEST(WinogradNumerics, Fp16Adversarial) { check_kind<fp16_t>(DataKind::adversarial, 512); }
-TEST(WinogradNumerics, Bf16Adversarial) { check_kind<bf16_t>(DataKind::adversarial, 512); }
+TEST(WinogradNumerics, Fp16Random) {
+  check_kind<fp16_t>(DataKind::real, 30.5);
+}
+TEST(WinogradNumerics, Bf16Random) {
+  check_kind<bf16_t>(DataKind::real, 30.5);
+}
+TEST(WinogradNumerics, Fp16Adversarial) {
+  check_kind<fp16_t>(DataKind::adversarial, 512);
+}
+TEST(WinogradNumerics, Bf16Adversarial) {
+  check_kind<bf16_t>(DataKind::adversarial, 512);
+}

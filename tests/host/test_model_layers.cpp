@@ -44,9 +44,9 @@ std::vector<JsonLayer> json_layers(const std::string& text, const std::string& m
   for (std::size_t open = text.find('{', at); open < end; open = text.find('{', open + 1)) {
     const std::string obj = text.substr(open, text.find('}', open) - open);
     const std::size_t n0 = obj.find("\"name\": \"") + 9;
-    out.push_back({obj.substr(n0, obj.find('"', n0) - n0), field(obj, "C"), field(obj, "H"), field(obj, "W"),
-                   field(obj, "K"), field(obj, "R"), field(obj, "S"), field(obj, "stride"), field(obj, "pad"),
-                   field(obj, "dil")});
+    out.push_back({obj.substr(n0, obj.find('"', n0) - n0), field(obj, "C"), field(obj, "H"),
+                   field(obj, "W"), field(obj, "K"), field(obj, "R"), field(obj, "S"),
+                   field(obj, "stride"), field(obj, "pad"), field(obj, "dil")});
   }
   return out;
 }
@@ -62,16 +62,22 @@ TEST(ModelTables, MatchJson) {
     const auto ref = json_layers(text, m);
     ASSERT_EQ(mine.size(), ref.size());
     const std::size_t at = text.find("\"" + m + "\":");
-    EXPECT_EQ(std::int64_t(models::unique_layers(mine).size()), field(text.substr(at, text.find('}', text.find(']', at)) - at), "unique"));
+    EXPECT_EQ(std::int64_t(models::unique_layers(mine).size()),
+              field(text.substr(at, text.find('}', text.find(']', at)) - at), "unique"));
     for (std::size_t i = 0; i < ref.size(); ++i) {
       const Conv2dProblem& p = mine[i].p;
       const JsonLayer& j = ref[i];
       SCOPED_TRACE(j.name);
       EXPECT_EQ(mine[i].name, j.name);
-      EXPECT_EQ(p.c, j.C); EXPECT_EQ(p.k, j.K); EXPECT_EQ(p.r, j.R); EXPECT_EQ(p.s, j.S);
-      EXPECT_EQ(p.stride_h, j.stride); EXPECT_EQ(p.dil_h, j.dil);
+      EXPECT_EQ(p.c, j.C);
+      EXPECT_EQ(p.k, j.K);
+      EXPECT_EQ(p.r, j.R);
+      EXPECT_EQ(p.s, j.S);
+      EXPECT_EQ(p.stride_h, j.stride);
+      EXPECT_EQ(p.dil_h, j.dil);
       // The JSON pre-pads the downsample input; ours pads asymmetrically: same output, same window.
-      const Conv2dProblem as_json = make_problem(1, j.C, j.H, j.W, j.K, j.R, j.S, j.stride, j.pad, j.dil);
+      const Conv2dProblem as_json =
+          make_problem(1, j.C, j.H, j.W, j.K, j.R, j.S, j.stride, j.pad, j.dil);
       EXPECT_EQ(p.p(), as_json.p());
       EXPECT_EQ(p.q(), as_json.q());
       EXPECT_EQ(p.h + p.pad_top + p.pad_bottom, j.H + 2 * j.pad);

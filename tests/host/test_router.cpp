@@ -19,8 +19,10 @@ static_assert(route(kRes1x1, LayoutKind::nhwc, ArchFamily::sm80) == Method::gemm
 static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::rdna4) == Method::winograd);
 static_assert(route(kSmall3x3, LayoutKind::nhwc, ArchFamily::rdna3) == Method::nhwc3x3);
 static_assert(route(kSmall3x3, LayoutKind::nchw, ArchFamily::rdna3) == Method::cblocked3x3);
-static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::sm80) == Method::nhwc3x3);  // measured: direct wins
-static_assert(route(make_problem(1, 256, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80) ==
+static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::sm80) ==
+              Method::nhwc3x3);  // measured: direct wins
+static_assert(route(make_problem(1, 256, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc,
+                    ArchFamily::sm80) ==
               Method::winograd);  // small grid, moderate K: Winograd won the sweep
 static_assert(route(kStem, LayoutKind::nchw, ArchFamily::sm80) == Method::general);
 // the VAE's output conv (C = 128 -> K = 3 at 512²): the fused Winograd beat the direct kernels
@@ -29,8 +31,8 @@ static_assert(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80) == Method::wino
 static_assert(route(kVaeOut, LayoutKind::nchw, ArchFamily::rdna3) == Method::winograd_fused);
 static_assert(route(kVaeOut, LayoutKind::nchw, ArchFamily::generic) == Method::cblocked3x3);
 // the encoder's output conv (C = 512 -> K = 32 at 64²) stays in the unfused window, where it won
-static_assert(route(make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80) ==
-              Method::winograd);
+static_assert(route(make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1), LayoutKind::nhwc,
+                    ArchFamily::sm80) == Method::winograd);
 static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::generic) == Method::nhwc3x3);
 static_assert(kStem.p() == 112 && kStem.q() == 112);
 }  // namespace
@@ -38,7 +40,8 @@ static_assert(kStem.p() == 112 && kStem.q() == 112);
 TEST(Router, RulesPerFamily) {
   for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4, ArchFamily::sm80}) {
     EXPECT_EQ(route(kRes1x1, LayoutKind::nchw, f), Method::gemm1x1);
-    EXPECT_EQ(route(kVae3x3, LayoutKind::nchw, f), f == ArchFamily::sm80 ? Method::cblocked3x3 : Method::winograd);
+    EXPECT_EQ(route(kVae3x3, LayoutKind::nchw, f),
+              f == ArchFamily::sm80 ? Method::cblocked3x3 : Method::winograd);
     EXPECT_EQ(route(kSmall3x3, LayoutKind::nhwc, f), Method::nhwc3x3);
     EXPECT_EQ(route(kStem, LayoutKind::nhwc, f), Method::general);
   }
@@ -78,7 +81,8 @@ TEST(Router, NeverWinogradForBf16) {
     for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc})
       for (const Conv2dProblem& p : {kVae3x3, kVaeOut, make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1),
                                      make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)})
-        EXPECT_FALSE(is_winograd(route(p, l, f, DType::bf16))) << to_string(f) << " " << describe(p);
+        EXPECT_FALSE(is_winograd(route(p, l, f, DType::bf16)))
+            << to_string(f) << " " << describe(p);
   EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80, DType::f16), Method::winograd_fused);
   EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80, DType::bf16), Method::nhwc3x3);
 }
@@ -98,7 +102,8 @@ TEST(Router, PlanNamesWhatRunsAndWhy) {
   // forcing it is refused, with the reason
   Conv2dOptions o;
   o.method = Method::nhwc3x3;
-  EXPECT_EQ(make_plan_desc(d, odd_c, DType::f16, LayoutKind::nhwc, o, dev).code(), StatusCode::method_not_applicable);
+  EXPECT_EQ(make_plan_desc(d, odd_c, DType::f16, LayoutKind::nhwc, o, dev).code(),
+            StatusCode::method_not_applicable);
   EXPECT_EQ(make_plan_desc(d, odd_c, DType::f16, LayoutKind::nchw, {}, dev).code(), StatusCode::ok);
   // x_align below 16: no vector-reading method is planned
   const Conv2dProblem c64 = make_problem(1, 64, 16, 16, 64, 3, 3, 1, 1);
@@ -109,30 +114,35 @@ TEST(Router, PlanNamesWhatRunsAndWhy) {
   EXPECT_EQ(d.method, Method::general);
   EXPECT_NE(describe_plan(d).find("x_align < 16"), std::string::npos) << describe_plan(d);
   o.method = Method::nhwc3x3;
-  EXPECT_EQ(make_plan_desc(d, c64, DType::bf16, LayoutKind::nhwc, o, dev).code(), StatusCode::method_not_applicable);
+  EXPECT_EQ(make_plan_desc(d, c64, DType::bf16, LayoutKind::nhwc, o, dev).code(),
+            StatusCode::method_not_applicable);
   o.method = Method::gemm1x1;
   EXPECT_EQ(make_plan_desc(d, kRes1x1, DType::bf16, LayoutKind::nhwc, o, dev).code(),
             StatusCode::method_not_applicable);
-  EXPECT_TRUE(make_plan_desc(d, kRes1x1, DType::bf16, LayoutKind::nchw, o, dev).ok());  // NCHW gathers
+  EXPECT_TRUE(
+      make_plan_desc(d, kRes1x1, DType::bf16, LayoutKind::nchw, o, dev).ok());  // NCHW gathers
   o = {};
   o.x_align = 3;
-  EXPECT_EQ(make_plan_desc(d, c64, DType::bf16, LayoutKind::nhwc, o, dev).code(), StatusCode::invalid_option);
+  EXPECT_EQ(make_plan_desc(d, c64, DType::bf16, LayoutKind::nhwc, o, dev).code(),
+            StatusCode::invalid_option);
 }
 
 TEST(Router, SmallChannelCountsStayOnGeneral) {
   // tap families pad C to the 32-wide reduction step: for C = 3 or 8 that is 4-10x the work
-  EXPECT_EQ(route(make_problem(1, 3, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80), Method::general);
-  EXPECT_EQ(route(make_problem(1, 8, 64, 64, 128, 1, 1), LayoutKind::nchw, ArchFamily::sm80), Method::general);
+  EXPECT_EQ(route(make_problem(1, 3, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80),
+            Method::general);
+  EXPECT_EQ(route(make_problem(1, 8, 64, 64, 128, 1, 1), LayoutKind::nchw, ArchFamily::sm80),
+            Method::general);
 }
 
 TEST(Router, EmulatedAtomsUseTheRdnaTables) {
   PlanDesc d;
-  ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {}, make_device_info(false, 90, 32),
-                             AtomKind::gfx11)
+  ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {},
+                             make_device_info(false, 90, 32), AtomKind::gfx11)
                   .ok());
   EXPECT_EQ(d.tiles, ArchFamily::rdna3);
-  ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {}, make_device_info(false, 90, 32),
-                             AtomKind::gfx12)
+  ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {},
+                             make_device_info(false, 90, 32), AtomKind::gfx12)
                   .ok());
   EXPECT_EQ(d.tiles, ArchFamily::rdna4);
 }
@@ -146,23 +156,33 @@ TEST(Registry, OneRowPerMethodWithSizes) {
   EXPECT_EQ(find_method("nope"), nullptr);
   const Conv2dProblem p = make_problem(2, 40, 20, 20, 70, 3, 3, 1, 1);
   // tap families: [K][9][C_pad], C_pad = 64 (40 rounded to the 32-wide step)
-  EXPECT_EQ(find_method(Method::nhwc3x3)->packed_weight_bytes(p, ArchFamily::sm80), 70u * 9 * 64 * 2);
-  EXPECT_EQ(find_method(Method::cblocked3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
-            2u * 64 * 20 * 20 * 2);
-  EXPECT_EQ(find_method(Method::nchw3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80), 0u);
+  EXPECT_EQ(find_method(Method::nhwc3x3)->packed_weight_bytes(p, ArchFamily::sm80),
+            70u * 9 * 64 * 2);
+  EXPECT_EQ(
+      find_method(Method::cblocked3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
+      2u * 64 * 20 * 20 * 2);
+  EXPECT_EQ(find_method(Method::nchw3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
+            0u);
   // Winograd: U [36][K][C_pad]; V [36][tiles][C_pad] + M [36][tiles][K] fp32, 5x5 tiles per image
-  EXPECT_EQ(find_method(Method::winograd)->packed_weight_bytes(p, ArchFamily::sm80), 36u * 70 * 64 * 2);
+  EXPECT_EQ(find_method(Method::winograd)->packed_weight_bytes(p, ArchFamily::sm80),
+            36u * 70 * 64 * 2);
   const auto wl = kernels::winograd_layout(p, LayoutKind::nhwc, 32);
   EXPECT_EQ(wl.tiles, 2 * 5 * 5);
   EXPECT_EQ(wl.v_off, 0u);
   EXPECT_EQ(wl.m_off, std::size_t(kernels::round_up(36 * 50 * 64 * 2, 256)));
   EXPECT_EQ(wl.workspace, wl.m_off + 36u * 50 * 70 * 4);
   const auto wn = kernels::winograd_layout(p, LayoutKind::nchw, 32);
-  EXPECT_EQ(wn.v_off, std::size_t(kernels::round_up(2 * 64 * 20 * 20 * 2, 256)));  // after the NCHWc repack
+  EXPECT_EQ(wn.v_off,
+            std::size_t(kernels::round_up(2 * 64 * 20 * 20 * 2, 256)));  // after the NCHWc repack
   // the fused variant: the same U, and a workspace without M
-  EXPECT_EQ(find_method(Method::winograd_fused)->packed_weight_bytes(p, ArchFamily::sm80), 36u * 70 * 64 * 2);
-  EXPECT_EQ(find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nhwc, ArchFamily::sm80), wl.m_off);
-  EXPECT_EQ(find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80), wn.m_off);
+  EXPECT_EQ(find_method(Method::winograd_fused)->packed_weight_bytes(p, ArchFamily::sm80),
+            36u * 70 * 64 * 2);
+  EXPECT_EQ(
+      find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nhwc, ArchFamily::sm80),
+      wl.m_off);
+  EXPECT_EQ(
+      find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
+      wn.m_off);
 }
 
 TEST(ShapeMath, OutputSizes) {
@@ -189,7 +209,7 @@ TEST(ShapeMath, PackedLayouts) {
   EXPECT_EQ(l2.c_pad, 16);
   EXPECT_EQ(l2.k_total, 160);  // 144 -> 160
   const auto t = kernels::tap_layout(make_problem(1, 12, 8, 8, 5, 3, 3), 32);
-  EXPECT_EQ(t.c_pad, 32);      // every step inside one tap
+  EXPECT_EQ(t.c_pad, 32);  // every step inside one tap
   EXPECT_EQ(t.k_total, 288);
   const auto t1 = kernels::tap_layout(make_problem(1, 256, 8, 8, 5, 1, 1), 32);
   EXPECT_EQ(t1.k_total, 256);

@@ -18,7 +18,9 @@ Status plan(const Conv2dProblem& p, DType t = DType::f16, Conv2dOptions o = {},
 }
 }  // namespace
 
-TEST(Validate, GoodProblem) { EXPECT_TRUE(plan(make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1)).ok()); }
+TEST(Validate, GoodProblem) {
+  EXPECT_TRUE(plan(make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1)).ok());
+}
 
 TEST(Validate, NonPositiveSizes) {
   for (int field = 0; field < 7; ++field)
@@ -134,8 +136,10 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
 
 TEST(Validate, Architecture) {
   const Conv2dProblem p = make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1);
-  EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(false, 61, 32)).code(), StatusCode::unsupported_arch);
-  EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(false, 75, 32)).code(), StatusCode::unsupported_arch);  // sm_80+
+  EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(false, 61, 32)).code(),
+            StatusCode::unsupported_arch);
+  EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(false, 75, 32)).code(),
+            StatusCode::unsupported_arch);  // sm_80+
   EXPECT_TRUE(plan(p, DType::f16, {}, make_device_info(false, 80, 32)).ok());
   EXPECT_EQ(plan(p, DType::f16, {}, make_device_info(true, 942, 64), AtomKind::gfx11).code(),
             StatusCode::unsupported_arch);
@@ -174,10 +178,12 @@ TEST(Validate, Buffers) {
   with_bias.has_bias = true;
   RunBuffers b{dummy, dummy, nullptr, dummy, nullptr, 0};
   EXPECT_TRUE(validate_buffers(b, none, DType::f16, 0).ok());
-  EXPECT_EQ(validate_buffers(b, with_bias, DType::f16, 0).code(), StatusCode::null_pointer);  // bias missing
+  EXPECT_EQ(validate_buffers(b, with_bias, DType::f16, 0).code(),
+            StatusCode::null_pointer);  // bias missing
   EXPECT_EQ(validate_buffers(b, none, DType::f16, 64).code(), StatusCode::workspace_too_small);
   b.workspace_bytes = 64;
-  EXPECT_EQ(validate_buffers(b, none, DType::f16, 64).code(), StatusCode::null_pointer);  // workspace null
+  EXPECT_EQ(validate_buffers(b, none, DType::f16, 64).code(),
+            StatusCode::null_pointer);  // workspace null
   b.workspace = dummy;
   EXPECT_TRUE(validate_buffers(b, none, DType::f16, 64).ok());
   RunBuffers nx = b;

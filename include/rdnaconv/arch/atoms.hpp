@@ -34,9 +34,13 @@ struct Words {
 };
 
 template <DType T>
-RDNACONV_DEVICE inline float lo_f(std::uint32_t w) { return to_float<T>(std::uint16_t(w & 0xffffu)); }
+RDNACONV_DEVICE inline float lo_f(std::uint32_t w) {
+  return to_float<T>(std::uint16_t(w & 0xffffu));
+}
 template <DType T>
-RDNACONV_DEVICE inline float hi_f(std::uint32_t w) { return to_float<T>(std::uint16_t(w >> 16)); }
+RDNACONV_DEVICE inline float hi_f(std::uint32_t w) {
+  return to_float<T>(std::uint16_t(w >> 16));
+}
 template <DType T>
 RDNACONV_DEVICE inline float dot2(std::uint32_t a, std::uint32_t b, float acc) {
   acc = fmaf(lo_f<T>(a), lo_f<T>(b), acc);
@@ -45,11 +49,15 @@ RDNACONV_DEVICE inline float dot2(std::uint32_t a, std::uint32_t b, float acc) {
 
 RDNACONV_DEVICE inline void load16B(std::uint32_t* dst, const std::uint16_t* src) {
   const uint4 q = *reinterpret_cast<const uint4*>(src);
-  dst[0] = q.x; dst[1] = q.y; dst[2] = q.z; dst[3] = q.w;
+  dst[0] = q.x;
+  dst[1] = q.y;
+  dst[2] = q.z;
+  dst[3] = q.w;
 }
 RDNACONV_DEVICE inline void load8B(std::uint32_t* dst, const std::uint16_t* src) {
   const uint2 q = *reinterpret_cast<const uint2*>(src);
-  dst[0] = q.x; dst[1] = q.y;
+  dst[0] = q.x;
+  dst[1] = q.y;
 }
 RDNACONV_DEVICE inline std::uint32_t load4B(const std::uint16_t* src) {
   return *reinterpret_cast<const std::uint32_t*>(src);
@@ -200,7 +208,9 @@ struct MmaSm80 {
     arch::ldmatrix_x4(b.v, tile + (lane % 8 + 8 * (lane / 16)) * ld + 8 * ((lane / 8) % 2));
   }
   RDNACONV_HD static constexpr int c_row(int lane, int v) { return lane / 4 + 8 * ((v % 4) / 2); }
-  RDNACONV_HD static constexpr int c_col(int lane, int v) { return 8 * (v / 4) + 2 * (lane % 4) + (v % 2); }
+  RDNACONV_HD static constexpr int c_col(int lane, int v) {
+    return 8 * (v / 4) + 2 * (lane % 4) + (v % 2);
+  }
   RDNACONV_DEVICE static void mma(float (&c)[8], const AFrag& a, const BFrag& b, int lane) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #pragma unroll
@@ -222,7 +232,10 @@ struct MmaSm80 {
       }
     }
 #else
-    (void)c; (void)a; (void)b; (void)lane;
+    (void)c;
+    (void)a;
+    (void)b;
+    (void)lane;
     __builtin_trap();  // never selected below sm_80
 #endif
   }
@@ -240,8 +253,12 @@ struct FmaAtom {
   };
   using BFrag = AFrag;
   static constexpr int c_count = 8;
-  RDNACONV_DEVICE static void load_a(AFrag& a, const std::uint16_t* tile, int ld, int) { a = {tile, ld}; }
-  RDNACONV_DEVICE static void load_b(BFrag& b, const std::uint16_t* tile, int ld, int) { b = {tile, ld}; }
+  RDNACONV_DEVICE static void load_a(AFrag& a, const std::uint16_t* tile, int ld, int) {
+    a = {tile, ld};
+  }
+  RDNACONV_DEVICE static void load_b(BFrag& b, const std::uint16_t* tile, int ld, int) {
+    b = {tile, ld};
+  }
   RDNACONV_HD static constexpr int c_row(int lane, int v) { return 2 * v + lane / 16; }
   RDNACONV_HD static constexpr int c_col(int lane, int) { return lane % 16; }
   RDNACONV_DEVICE static void mma(float (&c)[8], const AFrag& a, const BFrag& b, int lane) {
@@ -275,13 +292,21 @@ struct NativeAtom {
 template <AtomKind A, DType T>
 struct AtomFor;
 template <DType T>
-struct AtomFor<AtomKind::native, T> { using type = typename NativeAtom<T>::type; };
+struct AtomFor<AtomKind::native, T> {
+  using type = typename NativeAtom<T>::type;
+};
 template <DType T>
-struct AtomFor<AtomKind::gfx11, T> { using type = EmuGfx11<T>; };
+struct AtomFor<AtomKind::gfx11, T> {
+  using type = EmuGfx11<T>;
+};
 template <DType T>
-struct AtomFor<AtomKind::gfx12, T> { using type = EmuGfx12<T>; };
+struct AtomFor<AtomKind::gfx12, T> {
+  using type = EmuGfx12<T>;
+};
 template <DType T>
-struct AtomFor<AtomKind::fma, T> { using type = FmaAtom<T>; };
+struct AtomFor<AtomKind::fma, T> {
+  using type = FmaAtom<T>;
+};
 template <AtomKind A, DType T>
 using atom_t = typename AtomFor<A, T>::type;
 

@@ -32,18 +32,26 @@ RDNACONV_HD inline std::uint16_t float_to_f16(float f) {
 #endif
 }
 
-RDNACONV_HD inline float bf16_to_float(std::uint16_t b) { return detail::bf16_to_float_soft(b); }
-RDNACONV_HD inline std::uint16_t float_to_bf16(float f) { return detail::float_to_bf16_soft(f); }
+RDNACONV_HD inline float bf16_to_float(std::uint16_t b) {
+  return detail::bf16_to_float_soft(b);
+}
+RDNACONV_HD inline std::uint16_t float_to_bf16(float f) {
+  return detail::float_to_bf16_soft(f);
+}
 
 template <DType T>
 RDNACONV_HD inline float to_float(std::uint16_t b) {
-  if constexpr (T == DType::bf16) return bf16_to_float(b);
-  else return f16_to_float(b);
+  if constexpr (T == DType::bf16)
+    return bf16_to_float(b);
+  else
+    return f16_to_float(b);
 }
 template <DType T>
 RDNACONV_HD inline std::uint16_t from_float(float f) {
-  if constexpr (T == DType::bf16) return float_to_bf16(f);
-  else return float_to_f16(f);
+  if constexpr (T == DType::bf16)
+    return float_to_bf16(f);
+  else
+    return float_to_f16(f);
 }
 
 /// Lane `src` of the 32-lane group reads word v.
@@ -55,6 +63,8 @@ RDNACONV_DEVICE inline std::uint32_t shfl32(std::uint32_t v, int src) {
 #endif
 }
 
-RDNACONV_DEVICE inline float erf_f32(float x) { return erff(x); }
+RDNACONV_DEVICE inline float erf_f32(float x) {
+  return erff(x);
+}
 
 }  // namespace rdnaconv::arch

@@ -27,7 +27,9 @@ RDNACONV_DEVICE inline void cp_async16(void* dst, const void* src, bool valid) {
   const int bytes = valid ? 16 : 0;
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
 #else
-  (void)dst; (void)src; (void)valid;
+  (void)dst;
+  (void)src;
+  (void)valid;
   __builtin_trap();  // never selected without cp.async (see kDeviceHasAsyncCopy)
 #endif
 }
@@ -55,7 +57,8 @@ RDNACONV_DEVICE inline void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_a
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(s));
 #else
-  (void)r; (void)row_addr;
+  (void)r;
+  (void)row_addr;
   __builtin_trap();
 #endif
 }

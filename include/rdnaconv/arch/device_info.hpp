@@ -9,7 +9,7 @@
 namespace rdnaconv {
 
 struct DeviceInfo {
-  bool amd = false;      ///< true: `arch` is the gfx number (1100, 1201, ...); false: CUDA cc (90)
+  bool amd = false;  ///< true: `arch` is the gfx number (1100, 1201, ...); false: CUDA cc (90)
   int arch = 0;
   int warp_size = 32;
   ArchFamily family = ArchFamily::generic;
@@ -22,7 +22,9 @@ constexpr ArchFamily family_from_gfx(int gfx) {
   return ArchFamily::generic;
 }
 /// sm_80 and newer have mma.sync m16n8k16 for f16 and bf16.
-constexpr ArchFamily family_from_cuda_cc(int cc) { return cc >= 80 ? ArchFamily::sm80 : ArchFamily::generic; }
+constexpr ArchFamily family_from_cuda_cc(int cc) {
+  return cc >= 80 ? ArchFamily::sm80 : ArchFamily::generic;
+}
 
 constexpr DeviceInfo make_device_info(bool amd, int arch, int warp_size) {
   DeviceInfo d;

@@ -11,13 +11,15 @@
 #include "rdnaconv/arch/macros.hpp"
 
 #if !RDNACONV_GPU_COMPILER
-#error "rdnaconv: this header holds GPU kernels and needs a device compiler: compile the file that includes rdnaconv/conv2d.hpp (or plan.hpp) as CUDA (a .cu file, or nvcc -x cu) or as HIP (hipcc, or clang++ -x hip). Host-only code (planning, sizes, the router) may include rdnaconv/plan_desc.hpp."
+#error \
+    "rdnaconv: this header holds GPU kernels and needs a device compiler: compile the file that includes rdnaconv/conv2d.hpp (or plan.hpp) as CUDA (a .cu file, or nvcc -x cu) or as HIP (hipcc, or clang++ -x hip). Host-only code (planning, sizes, the router) may include rdnaconv/plan_desc.hpp."
 // a missing include is fatal: the compilation stops here instead of listing the errors that follow
 #include "rdnaconv: compile as CUDA or HIP"
 #endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#error "rdnaconv needs sm_80 or newer (mma.sync for bf16, ldmatrix, cp.async): drop older targets from CMAKE_CUDA_ARCHITECTURES / -arch"
+#error \
+    "rdnaconv needs sm_80 or newer (mma.sync for bf16, ldmatrix, cp.async): drop older targets from CMAKE_CUDA_ARCHITECTURES / -arch"
 #endif
 
 #if defined(__CUDACC__)
@@ -59,33 +61,74 @@ using error_t = cudaError_t;
 using event_t = cudaEvent_t;
 inline constexpr error_t success = cudaSuccess;
 inline constexpr error_t invalid_value = cudaErrorInvalidValue;
-inline const char* error_string(error_t e) { return cudaGetErrorString(e); }
-inline error_t get_last_error() { return cudaGetLastError(); }
-inline error_t peek_last_error() { return cudaPeekAtLastError(); }
-inline error_t get_device(int* d) { return cudaGetDevice(d); }
-inline error_t set_device(int d) { return cudaSetDevice(d); }
-inline error_t device_count(int* n) { return cudaGetDeviceCount(n); }
-inline error_t malloc(void** p, std::size_t b) { return cudaMalloc(p, b); }
-inline error_t free(void* p) { return cudaFree(p); }
-inline error_t memcpy_h2d(void* d, const void* s, std::size_t b) { return cudaMemcpy(d, s, b, cudaMemcpyHostToDevice); }
-inline error_t memcpy_d2h(void* d, const void* s, std::size_t b) { return cudaMemcpy(d, s, b, cudaMemcpyDeviceToHost); }
-inline error_t memset(void* d, int v, std::size_t b) { return cudaMemset(d, v, b); }
-inline error_t synchronize() { return cudaDeviceSynchronize(); }
-inline error_t stream_synchronize(stream_t s) { return cudaStreamSynchronize(s); }
-inline error_t event_create(event_t* e) { return cudaEventCreate(e); }
-inline error_t event_destroy(event_t e) { return cudaEventDestroy(e); }
-inline error_t event_record(event_t e, stream_t s) { return cudaEventRecord(e, s); }
-inline error_t event_synchronize(event_t e) { return cudaEventSynchronize(e); }
-inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) { return cudaEventElapsedTime(ms, a, b); }
+inline const char* error_string(error_t e) {
+  return cudaGetErrorString(e);
+}
+inline error_t get_last_error() {
+  return cudaGetLastError();
+}
+inline error_t peek_last_error() {
+  return cudaPeekAtLastError();
+}
+inline error_t get_device(int* d) {
+  return cudaGetDevice(d);
+}
+inline error_t set_device(int d) {
+  return cudaSetDevice(d);
+}
+inline error_t device_count(int* n) {
+  return cudaGetDeviceCount(n);
+}
+inline error_t malloc(void** p, std::size_t b) {
+  return cudaMalloc(p, b);
+}
+inline error_t free(void* p) {
+  return cudaFree(p);
+}
+inline error_t memcpy_h2d(void* d, const void* s, std::size_t b) {
+  return cudaMemcpy(d, s, b, cudaMemcpyHostToDevice);
+}
+inline error_t memcpy_d2h(void* d, const void* s, std::size_t b) {
+  return cudaMemcpy(d, s, b, cudaMemcpyDeviceToHost);
+}
+inline error_t memset(void* d, int v, std::size_t b) {
+  return cudaMemset(d, v, b);
+}
+inline error_t synchronize() {
+  return cudaDeviceSynchronize();
+}
+inline error_t stream_synchronize(stream_t s) {
+  return cudaStreamSynchronize(s);
+}
+inline error_t event_create(event_t* e) {
+  return cudaEventCreate(e);
+}
+inline error_t event_destroy(event_t e) {
+  return cudaEventDestroy(e);
+}
+inline error_t event_record(event_t e, stream_t s) {
+  return cudaEventRecord(e, s);
+}
+inline error_t event_synchronize(event_t e) {
+  return cudaEventSynchronize(e);
+}
+inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) {
+  return cudaEventElapsedTime(ms, a, b);
+}
 inline error_t max_shared_per_block_optin(int* bytes, int dev) {
   return cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
 }
 template <class Kernel>
 inline error_t set_max_dynamic_smem(Kernel* k, int bytes) {
-  return cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
+                              cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
-inline error_t stream_create(stream_t* s) { return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); }
-inline error_t stream_destroy(stream_t s) { return cudaStreamDestroy(s); }
+inline error_t stream_create(stream_t* s) {
+  return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking);
+}
+inline error_t stream_destroy(stream_t s) {
+  return cudaStreamDestroy(s);
+}
 /// Architecture as the device reports it: compute capability major*10 + minor.
 inline error_t device_arch(int dev, int* cc, char* name, std::size_t name_len) {
   cudaDeviceProp prop{};
@@ -103,33 +146,74 @@ using error_t = hipError_t;
 using event_t = hipEvent_t;
 inline constexpr error_t success = hipSuccess;
 inline constexpr error_t invalid_value = hipErrorInvalidValue;
-inline const char* error_string(error_t e) { return hipGetErrorString(e); }
-inline error_t get_last_error() { return hipGetLastError(); }
-inline error_t peek_last_error() { return hipPeekAtLastError(); }
-inline error_t get_device(int* d) { return hipGetDevice(d); }
-inline error_t set_device(int d) { return hipSetDevice(d); }
-inline error_t device_count(int* n) { return hipGetDeviceCount(n); }
-inline error_t malloc(void** p, std::size_t b) { return hipMalloc(p, b); }
-inline error_t free(void* p) { return hipFree(p); }
-inline error_t memcpy_h2d(void* d, const void* s, std::size_t b) { return hipMemcpy(d, s, b, hipMemcpyHostToDevice); }
-inline error_t memcpy_d2h(void* d, const void* s, std::size_t b) { return hipMemcpy(d, s, b, hipMemcpyDeviceToHost); }
-inline error_t memset(void* d, int v, std::size_t b) { return hipMemset(d, v, b); }
-inline error_t synchronize() { return hipDeviceSynchronize(); }
-inline error_t stream_synchronize(stream_t s) { return hipStreamSynchronize(s); }
-inline error_t event_create(event_t* e) { return hipEventCreate(e); }
-inline error_t event_destroy(event_t e) { return hipEventDestroy(e); }
-inline error_t event_record(event_t e, stream_t s) { return hipEventRecord(e, s); }
-inline error_t event_synchronize(event_t e) { return hipEventSynchronize(e); }
-inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) { return hipEventElapsedTime(ms, a, b); }
+inline const char* error_string(error_t e) {
+  return hipGetErrorString(e);
+}
+inline error_t get_last_error() {
+  return hipGetLastError();
+}
+inline error_t peek_last_error() {
+  return hipPeekAtLastError();
+}
+inline error_t get_device(int* d) {
+  return hipGetDevice(d);
+}
+inline error_t set_device(int d) {
+  return hipSetDevice(d);
+}
+inline error_t device_count(int* n) {
+  return hipGetDeviceCount(n);
+}
+inline error_t malloc(void** p, std::size_t b) {
+  return hipMalloc(p, b);
+}
+inline error_t free(void* p) {
+  return hipFree(p);
+}
+inline error_t memcpy_h2d(void* d, const void* s, std::size_t b) {
+  return hipMemcpy(d, s, b, hipMemcpyHostToDevice);
+}
+inline error_t memcpy_d2h(void* d, const void* s, std::size_t b) {
+  return hipMemcpy(d, s, b, hipMemcpyDeviceToHost);
+}
+inline error_t memset(void* d, int v, std::size_t b) {
+  return hipMemset(d, v, b);
+}
+inline error_t synchronize() {
+  return hipDeviceSynchronize();
+}
+inline error_t stream_synchronize(stream_t s) {
+  return hipStreamSynchronize(s);
+}
+inline error_t event_create(event_t* e) {
+  return hipEventCreate(e);
+}
+inline error_t event_destroy(event_t e) {
+  return hipEventDestroy(e);
+}
+inline error_t event_record(event_t e, stream_t s) {
+  return hipEventRecord(e, s);
+}
+inline error_t event_synchronize(event_t e) {
+  return hipEventSynchronize(e);
+}
+inline error_t event_elapsed_ms(float* ms, event_t a, event_t b) {
+  return hipEventElapsedTime(ms, a, b);
+}
 inline error_t max_shared_per_block_optin(int* bytes, int dev) {
   return hipDeviceGetAttribute(bytes, hipDeviceAttributeMaxSharedMemoryPerBlock, dev);
 }
 template <class Kernel>
 inline error_t set_max_dynamic_smem(Kernel* k, int bytes) {
-  return hipFuncSetAttribute(reinterpret_cast<const void*>(k), hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return hipFuncSetAttribute(reinterpret_cast<const void*>(k),
+                             hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
-inline error_t stream_create(stream_t* s) { return hipStreamCreateWithFlags(s, hipStreamNonBlocking); }
-inline error_t stream_destroy(stream_t s) { return hipStreamDestroy(s); }
+inline error_t stream_create(stream_t* s) {
+  return hipStreamCreateWithFlags(s, hipStreamNonBlocking);
+}
+inline error_t stream_destroy(stream_t s) {
+  return hipStreamDestroy(s);
+}
 /// Architecture as the device reports it: the number of gcnArchName ("gfx1100:..." -> 1100).
 inline error_t device_arch(int dev, int* gfx, char* name, std::size_t name_len) {
   hipDeviceProp_t prop{};
@@ -139,9 +223,12 @@ inline error_t device_arch(int dev, int* gfx, char* name, std::size_t name_len) 
   const char* a = prop.gcnArchName;
   if (a[0] == 'g' && a[1] == 'f' && a[2] == 'x') {
     for (const char* c = a + 3; *c; ++c) {
-      if (*c >= '0' && *c <= '9') v = v * 16 + (*c - '0');
-      else if (*c >= 'a' && *c <= 'f') v = v * 16 + (*c - 'a' + 10);
-      else break;
+      if (*c >= '0' && *c <= '9')
+        v = v * 16 + (*c - '0');
+      else if (*c >= 'a' && *c <= 'f')
+        v = v * 16 + (*c - 'a' + 10);
+      else
+        break;
     }
   }
   // gfx names are hex-ish ("gfx90a"); keep the decimal reading for the gfx1xxx families.

@@ -23,7 +23,9 @@ RDNACONV_HD inline float bits_float(std::uint32_t u) {
   return f;
 }
 
-RDNACONV_HD inline float bf16_to_float_soft(std::uint16_t b) { return bits_float(std::uint32_t(b) << 16); }
+RDNACONV_HD inline float bf16_to_float_soft(std::uint16_t b) {
+  return bits_float(std::uint32_t(b) << 16);
+}
 
 /// Round to nearest even; NaN stays NaN (quiet).
 RDNACONV_HD inline std::uint16_t float_to_bf16_soft(float f) {
@@ -52,9 +54,10 @@ RDNACONV_HD inline std::uint16_t float_to_f16_soft(float f) {
   const std::uint32_t u = float_bits(f);
   const std::uint16_t sign = std::uint16_t((u >> 16) & 0x8000u);
   const std::uint32_t absu = u & 0x7fffffffu;
-  if (absu >= 0x7f800000u) return std::uint16_t(sign | 0x7c00u | (absu > 0x7f800000u ? 0x200u : 0u));
+  if (absu >= 0x7f800000u)
+    return std::uint16_t(sign | 0x7c00u | (absu > 0x7f800000u ? 0x200u : 0u));
   if (absu >= 0x477ff000u) return std::uint16_t(sign | 0x7c00u);  // >= 65520 rounds to inf
-  if (absu < 0x38800000u) {                                        // below 2^-14: subnormal
+  if (absu < 0x38800000u) {                                       // below 2^-14: subnormal
     // value / 2^-24 rounded to nearest even integer
     const float a = bits_float(absu) * 16777216.0f;  // exact: a power-of-two scale
     std::uint32_t i = std::uint32_t(a);

@@ -55,7 +55,8 @@ __global__ void naive_conv2d(Conv2dProblem p, const std::uint16_t* __restrict__ 
 /// computed, stored compactly at y[0..count).
 inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l, const void* x,
                             const void* w, const Conv2dOptions& o, const void* bias, void* y,
-                            rt::stream_t stream, const std::int64_t* idx = nullptr, std::int64_t count = -1) {
+                            rt::stream_t stream, const std::int64_t* idx = nullptr,
+                            std::int64_t count = -1) {
   if (Status s = validate_problem(p); !s) return s;
   if (Status s = validate_types(in, o); !s) return s;
   if (!x || !w || !y || (o.has_bias && !bias))
@@ -71,15 +72,24 @@ inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l, cons
   auto xs = static_cast<const std::uint16_t*>(x);
   auto ws = static_cast<const std::uint16_t*>(w);
   if (in == DType::f16) {
-    if (l == LayoutKind::nchw) naive_conv2d<DType::f16, LayoutKind::nchw><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
-    else naive_conv2d<DType::f16, LayoutKind::nhwc><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
+    if (l == LayoutKind::nchw)
+      naive_conv2d<DType::f16, LayoutKind::nchw>
+          <<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
+    else
+      naive_conv2d<DType::f16, LayoutKind::nhwc>
+          <<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
   } else {
-    if (l == LayoutKind::nchw) naive_conv2d<DType::bf16, LayoutKind::nchw><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
-    else naive_conv2d<DType::bf16, LayoutKind::nhwc><<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
+    if (l == LayoutKind::nchw)
+      naive_conv2d<DType::bf16, LayoutKind::nchw>
+          <<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
+    else
+      naive_conv2d<DType::bf16, LayoutKind::nhwc>
+          <<<blocks, 256, 0, stream>>>(p, xs, ws, e, idx, total);
   }
   const rt::error_t err = rt::get_last_error();
   if (err != rt::success)
-    return {StatusCode::runtime_error, std::string("rdnaconv reference: launch failed: ") + rt::error_string(err)};
+    return {StatusCode::runtime_error,
+            std::string("rdnaconv reference: launch failed: ") + rt::error_string(err)};
   return Status::success();
 }
 

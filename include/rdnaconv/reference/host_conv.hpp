@@ -15,23 +15,28 @@
 namespace rdnaconv::reference {
 
 /// Index of x[n][c][h][w] in the given layout.
-RDNACONV_HD constexpr std::int64_t x_index(const Conv2dProblem& p, LayoutKind l, std::int64_t n, std::int64_t c,
-                               std::int64_t h, std::int64_t w) {
-  return l == LayoutKind::nchw ? ((n * p.c + c) * p.h + h) * p.w + w : ((n * p.h + h) * p.w + w) * p.c + c;
+RDNACONV_HD constexpr std::int64_t x_index(const Conv2dProblem& p, LayoutKind l, std::int64_t n,
+                                           std::int64_t c, std::int64_t h, std::int64_t w) {
+  return l == LayoutKind::nchw ? ((n * p.c + c) * p.h + h) * p.w + w
+                               : ((n * p.h + h) * p.w + w) * p.c + c;
 }
 /// Index of y[n][k][p][q] in the given layout.
-RDNACONV_HD constexpr std::int64_t y_index(const Conv2dProblem& pr, LayoutKind l, std::int64_t n, std::int64_t k,
-                               std::int64_t p, std::int64_t q) {
+RDNACONV_HD constexpr std::int64_t y_index(const Conv2dProblem& pr, LayoutKind l, std::int64_t n,
+                                           std::int64_t k, std::int64_t p, std::int64_t q) {
   return l == LayoutKind::nchw ? ((n * pr.k + k) * pr.p() + p) * pr.q() + q
                                : ((n * pr.p() + p) * pr.q() + q) * pr.k + k;
 }
 
 inline double activate_host(double v, Activation a) {
   switch (a) {
-    case Activation::none: return v;
-    case Activation::relu: return v > 0 ? v : 0;
-    case Activation::relu6: return v > 0 ? (v < 6 ? v : 6) : 0;
-    case Activation::gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case Activation::none:
+      return v;
+    case Activation::relu:
+      return v > 0 ? v : 0;
+    case Activation::relu6:
+      return v > 0 ? (v < 6 ? v : 6) : 0;
+    case Activation::gelu:
+      return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
   }
   return v;
 }
@@ -44,9 +49,9 @@ struct HostEpilogue {
 
 /// Pre-rounding results (double) into `acc` (y layout, y_elems long); `abs_acc` gets sum |x*w|
 /// per output when non-null (the scale of the rounding error of any summation order).
-inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in, const std::uint16_t* x,
-                              const std::uint16_t* w, const HostEpilogue& e, std::vector<double>& acc,
-                              std::vector<double>* abs_acc = nullptr) {
+inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in,
+                              const std::uint16_t* x, const std::uint16_t* w, const HostEpilogue& e,
+                              std::vector<double>& acc, std::vector<double>* abs_acc = nullptr) {
   const std::int64_t P = p.p(), Q = p.q();
   acc.assign(std::size_t(p.y_elems()), 0.0);
   if (abs_acc) abs_acc->assign(std::size_t(p.y_elems()), 0.0);
@@ -72,9 +77,10 @@ inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in, co
             }
           double b = 0;
           if (e.bias) {
-            b = e.bias_type == DType::f32 ? double(static_cast<const float*>(e.bias)[k])
-                                          : double(detail::bits_to_float(
-                                                e.bias_type, static_cast<const std::uint16_t*>(e.bias)[k]));
+            b = e.bias_type == DType::f32
+                    ? double(static_cast<const float*>(e.bias)[k])
+                    : double(detail::bits_to_float(e.bias_type,
+                                                   static_cast<const std::uint16_t*>(e.bias)[k]));
           }
           const std::size_t yi = std::size_t(y_index(p, l, n, k, op, oq));
           acc[yi] = activate_host(s + b, e.act);

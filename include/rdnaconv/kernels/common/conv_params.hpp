@@ -16,10 +16,10 @@ namespace rdnaconv::kernels {
 struct ConvGemmParams {
   int n, c, h, w, k, r, s, p, q;
   int stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
-  int c_pad;       ///< channels per tap in the packed reduction
-  int k_total;     ///< packed reduction length, a multiple of block_k
-  std::int64_t m;  ///< GEMM rows: N*P*Q output pixels, or Winograd tiles
-  int n_blocks;    ///< block columns (set by the launcher)
+  int c_pad;                 ///< channels per tap in the packed reduction
+  int k_total;               ///< packed reduction length, a multiple of block_k
+  std::int64_t m;            ///< GEMM rows: N*P*Q output pixels, or Winograd tiles
+  int n_blocks;              ///< block columns (set by the launcher)
   const std::uint16_t* x;    ///< the A source: input, its NCHWc repack, or Winograd V
   const std::uint16_t* wpk;  ///< packed B rows [k][k_total] (16-byte aligned)
   EpilogueParams epi;
@@ -30,11 +30,21 @@ struct ConvGemmParams {
 
 inline ConvGemmParams make_conv_params(const Conv2dProblem& p, const ReductionLayout& l) {
   ConvGemmParams g{};
-  g.n = int(p.n); g.c = int(p.c); g.h = int(p.h); g.w = int(p.w); g.k = int(p.k);
-  g.r = int(p.r); g.s = int(p.s); g.p = int(p.p()); g.q = int(p.q());
-  g.stride_h = int(p.stride_h); g.stride_w = int(p.stride_w);
-  g.dil_h = int(p.dil_h); g.dil_w = int(p.dil_w);
-  g.pad_top = int(p.pad_top); g.pad_left = int(p.pad_left);
+  g.n = int(p.n);
+  g.c = int(p.c);
+  g.h = int(p.h);
+  g.w = int(p.w);
+  g.k = int(p.k);
+  g.r = int(p.r);
+  g.s = int(p.s);
+  g.p = int(p.p());
+  g.q = int(p.q());
+  g.stride_h = int(p.stride_h);
+  g.stride_w = int(p.stride_w);
+  g.dil_h = int(p.dil_h);
+  g.dil_w = int(p.dil_w);
+  g.pad_top = int(p.pad_top);
+  g.pad_left = int(p.pad_left);
   g.c_pad = int(l.c_pad);
   g.k_total = int(l.k_total);
   g.m = p.gemm_m();

@@ -29,7 +29,10 @@ RDNACONV_DEVICE inline void fetch_regs(const It& it, std::uint32_t (&r)[It::IT][
     if (it.vec(i, src)) {
       if (src) {
         const uint4 v = *reinterpret_cast<const uint4*>(src);
-        r[i][0] = v.x; r[i][1] = v.y; r[i][2] = v.z; r[i][3] = v.w;
+        r[i][0] = v.x;
+        r[i][1] = v.y;
+        r[i][2] = v.z;
+        r[i][3] = v.w;
       } else {
         r[i][0] = r[i][1] = r[i][2] = r[i][3] = 0;
       }
@@ -40,10 +43,12 @@ RDNACONV_DEVICE inline void fetch_regs(const It& it, std::uint32_t (&r)[It::IT][
 }
 
 template <class It>
-RDNACONV_DEVICE inline void store_regs(const It& it, const std::uint32_t (&r)[It::IT][4], std::uint16_t* tile, int ld) {
+RDNACONV_DEVICE inline void store_regs(const It& it, const std::uint32_t (&r)[It::IT][4],
+                                       std::uint16_t* tile, int ld) {
 #pragma unroll
   for (int i = 0; i < It::IT; ++i)
-    *reinterpret_cast<uint4*>(tile + it.row(i) * ld + it.kv(i) * 8) = make_uint4(r[i][0], r[i][1], r[i][2], r[i][3]);
+    *reinterpret_cast<uint4*>(tile + it.row(i) * ld + it.kv(i) * 8) =
+        make_uint4(r[i][0], r[i][1], r[i][2], r[i][3]);
 }
 
 /// Issues this thread's vectors of one tile as cp.async (contiguous vectors) or as a
@@ -66,17 +71,19 @@ RDNACONV_DEVICE inline void fetch_async(const It& it, std::uint16_t* tile, int l
 
 /// One block_k step of products out of shared memory.
 template <TileConfig Cfg, class Atom, int AM, int AN>
-RDNACONV_DEVICE inline void multiply(float (&acc)[AM][AN][8], const std::uint16_t* as, const std::uint16_t* bs,
-                                     int wm, int wn, int lane) {
+RDNACONV_DEVICE inline void multiply(float (&acc)[AM][AN][8], const std::uint16_t* as,
+                                     const std::uint16_t* bs, int wm, int wn, int lane) {
   constexpr int LD = Cfg.lds_row();
 #pragma unroll
   for (int kk = 0; kk < Cfg.block_k; kk += 16) {
     typename Atom::AFrag af[AM];
     typename Atom::BFrag bf[AN];
 #pragma unroll
-    for (int i = 0; i < AM; ++i) Atom::load_a(af[i], as + (wm * Cfg.warp_m() + i * 16) * LD + kk, LD, lane);
+    for (int i = 0; i < AM; ++i)
+      Atom::load_a(af[i], as + (wm * Cfg.warp_m() + i * 16) * LD + kk, LD, lane);
 #pragma unroll
-    for (int j = 0; j < AN; ++j) Atom::load_b(bf[j], bs + (wn * Cfg.warp_n() + j * 16) * LD + kk, LD, lane);
+    for (int j = 0; j < AN; ++j)
+      Atom::load_b(bf[j], bs + (wn * Cfg.warp_n() + j * 16) * LD + kk, LD, lane);
 #pragma unroll
     for (int i = 0; i < AM; ++i)
 #pragma unroll
@@ -95,8 +102,9 @@ struct NoHook {
 /// for 2), products into `acc`; `hook(step, acc)` runs after each step's products (Winograd's
 /// fused variant folds its output transform there).
 template <TileConfig Cfg, class Atom, class AIter, class BIter, int AM, int AN, class Hook>
-RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16_t* smem, float (&acc)[AM][AN][8],
-                                     int wm, int wn, int lane, Hook&& hook) {
+RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16_t* smem,
+                                     float (&acc)[AM][AN][8], int wm, int wn, int lane,
+                                     Hook&& hook) {
   constexpr int BM = Cfg.block_m, BN = Cfg.block_n, LD = Cfg.lds_row();
   constexpr int STAGE = (BM + BN) * LD;  // elements per pipeline stage
   if constexpr (Cfg.async_copy()) {
@@ -191,7 +199,8 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   const int batch = int(blockIdx.y);
 
   AIter a(pr, m_block, tid, batch);
-  BIter b(pr.wpk + batch * pr.b_batch_stride + std::int64_t(n_block) * pr.k_total, pr.k_total, pr.k - n_block, tid);
+  BIter b(pr.wpk + batch * pr.b_batch_stride + std::int64_t(n_block) * pr.k_total, pr.k_total,
+          pr.k - n_block, tid);
 
   float acc[AM][AN][8];
 #pragma unroll
@@ -201,7 +210,8 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
 #pragma unroll
       for (int v = 0; v < 8; ++v) acc[i][j][v] = 0.f;
 
-  engine::mainloop<Cfg, Atom>(a, b, pr.k_total / Cfg.block_k, smem, acc, wm, wn, lane, engine::NoHook{});
+  engine::mainloop<Cfg, Atom>(a, b, pr.k_total / Cfg.block_k, smem, acc, wm, wn, lane,
+                              engine::NoHook{});
 
   // Epilogue straight from the accumulators, through the atom's C map.
   const std::int64_t pq = std::int64_t(pr.p) * pr.q;
@@ -221,7 +231,8 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
       for (int j = 0; j < AN; ++j) {
         const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
         if (ko >= pr.k) continue;
-        const std::int64_t out = OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
+        const std::int64_t out =
+            OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
         epilogue_store(pr.epi, out, ko, acc[i][j][v]);
       }
     }
@@ -240,7 +251,8 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
   if constexpr (Cfg.lds_bytes() > 48 * 1024) {
     // Above the static 48 KiB the kernel must opt in; cheap, not a stream operation, so it is
     // legal inside graph capture.
-    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success) return e;
+    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success)
+      return e;
   }
   kernel<<<dim3(unsigned(blocks), unsigned(batches)), Cfg.threads(), Cfg.lds_bytes(), stream>>>(pr);
   return rt::get_last_error();
@@ -250,8 +262,8 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
 /// same kernel serves every direct family; only c_pad and k_total differ.
 /// (A template only so that the header-only kernel has vague linkage across translation units.)
 template <int = 0>
-__global__ void pack_tap_major(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ wpk, int k,
-                               int c, int r, int s, int c_pad, int k_total) {
+__global__ void pack_tap_major(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ wpk,
+                               int k, int c, int r, int s, int c_pad, int k_total) {
   const std::int64_t total = std::int64_t(k) * k_total;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += std::int64_t(gridDim.x) * blockDim.x) {
@@ -267,12 +279,12 @@ __global__ void pack_tap_major(const std::uint16_t* __restrict__ w, std::uint16_
   }
 }
 
-inline rt::error_t launch_pack_tap_major(const std::uint16_t* w, std::uint16_t* wpk, const ConvGemmParams& g,
-                                         rt::stream_t stream) {
+inline rt::error_t launch_pack_tap_major(const std::uint16_t* w, std::uint16_t* wpk,
+                                         const ConvGemmParams& g, rt::stream_t stream) {
   const std::int64_t total = std::int64_t(g.k) * g.k_total;
   const std::int64_t blocks = (total + 255) / 256;
-  pack_tap_major<><<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(w, wpk, g.k, g.c, g.r, g.s,
-                                                                                   g.c_pad, g.k_total);
+  pack_tap_major<><<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
+      w, wpk, g.k, g.c, g.r, g.s, g.c_pad, g.k_total);
   return rt::get_last_error();
 }
 

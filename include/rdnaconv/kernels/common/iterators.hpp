@@ -56,7 +56,8 @@ struct DenseIter : VectorMap<Tiles, Rows, true> {
   const std::uint16_t* first;
   const std::uint16_t* row_ptr[IT];  // this thread's vector i at step 0; null past the last row
   int kofs = 0;
-  RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left, int tid_)
+  RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left,
+                            int tid_)
       : Map{tid_}, first(first_row) {
 #pragma unroll
     for (int i = 0; i < IT; ++i) {
@@ -136,12 +137,14 @@ struct GeneralIterTag {
       const int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
       if (ih < 0 || ih >= pr.h || iw < 0 || iw >= pr.w) return -1;
       const std::int64_t img = o[i].img * pr.c * hw;
-      return kNhwc ? img + (std::int64_t(ih) * pr.w + iw) * pr.c + ci : img + ci * hw + std::int64_t(ih) * pr.w + iw;
+      return kNhwc ? img + (std::int64_t(ih) * pr.w + iw) * pr.c + ci
+                   : img + ci * hw + std::int64_t(ih) * pr.w + iw;
     }
     RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
       if (!kNhwc || !pr.vec_x) return false;  // vec_x implies C % 8 == 0: a vector is all in or out
       const int ci = v_ci[i];
-      const std::int64_t off = ci < pr.c ? offset(i, v_rs[i], ci) : -1;  // c_pad may exceed C (tap packing)
+      const std::int64_t off =
+          ci < pr.c ? offset(i, v_rs[i], ci) : -1;  // c_pad may exceed C (tap packing)
       src = off >= 0 ? pr.x + off : nullptr;
       return true;
     }
@@ -154,7 +157,8 @@ struct GeneralIterTag {
         const std::int64_t off = offset(i, v_rs[i], c0);
         const std::int64_t cstride = kNhwc ? 1 : hw;
 #pragma unroll
-        for (int j = 0; j < 8; ++j) e[j] = (off >= 0 && c0 + j < pr.c) ? pr.x[off + j * cstride] : 0;
+        for (int j = 0; j < 8; ++j)
+          e[j] = (off >= 0 && c0 + j < pr.c) ? pr.x[off + j * cstride] : 0;
       } else {
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
@@ -198,9 +202,12 @@ struct TapIterTag {
         const int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
         in[i] = o[i].ok && ih >= 0 && ih < pr.h && iw >= 0 && iw < pr.w;
         const std::int64_t sp = in[i] ? std::int64_t(ih) * pr.w + iw : 0;
-        if constexpr (IL == InLayout::nhwc) pix[i] = (o[i].img * hw + sp) * pr.c;
-        else if constexpr (IL == InLayout::nchw) pix[i] = o[i].img * pr.c * hw + sp;
-        else pix[i] = (o[i].img * pr.c_pad * hw) + sp * BK;
+        if constexpr (IL == InLayout::nhwc)
+          pix[i] = (o[i].img * hw + sp) * pr.c;
+        else if constexpr (IL == InLayout::nchw)
+          pix[i] = o[i].img * pr.c * hw + sp;
+        else
+          pix[i] = (o[i].img * pr.c_pad * hw) + sp * BK;
       }
     }
     /// Steps come in order 0, 1, 2, ... (both pipelines): advance by counters, no division.
@@ -226,7 +233,8 @@ struct TapIterTag {
       if constexpr (IL == InLayout::nchw) {
         return false;
       } else if constexpr (IL == InLayout::nhwc) {
-        src = in[i] && c < pr.c ? pr.x + pix[i] + c : nullptr;  // C % 8 == 0: a vector is all in or out
+        src = in[i] && c < pr.c ? pr.x + pix[i] + c
+                                : nullptr;  // C % 8 == 0: a vector is all in or out
         return true;
       } else {
         // channel block c0/BK; padded channels are zeros in the repack, no channel mask
@@ -239,7 +247,8 @@ struct TapIterTag {
         const int c = c0 + this->kv(i) * 8;
         std::uint16_t e[8];
 #pragma unroll
-        for (int j = 0; j < 8; ++j) e[j] = (in[i] && c + j < pr.c) ? pr.x[pix[i] + (c + j) * hw] : 0;
+        for (int j = 0; j < 8; ++j)
+          e[j] = (in[i] && c + j < pr.c) ? pr.x[pix[i] + (c + j) * hw] : 0;
 #pragma unroll
         for (int j = 0; j < 4; ++j) w[j] = bits::pack2(e[2 * j], e[2 * j + 1]);
       } else {
@@ -255,8 +264,8 @@ struct WinogradIterTag {
   template <class Tiles>
   struct iter : DenseIter<Tiles, Tiles::cfg.block_m> {
     RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int batch)
-        : DenseIter<Tiles, Tiles::cfg.block_m>(p.x + batch * p.a_batch_stride + m_block * p.c_pad, p.c_pad,
-                                               p.m - m_block, tid_) {}
+        : DenseIter<Tiles, Tiles::cfg.block_m>(p.x + batch * p.a_batch_stride + m_block * p.c_pad,
+                                               p.c_pad, p.m - m_block, tid_) {}
   };
 };
 

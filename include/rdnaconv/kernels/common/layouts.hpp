@@ -10,8 +10,12 @@
 
 namespace rdnaconv::kernels {
 
-constexpr std::int64_t round_up(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
-constexpr std::int64_t ceil_div(std::int64_t v, std::int64_t a) { return (v + a - 1) / a; }
+constexpr std::int64_t round_up(std::int64_t v, std::int64_t a) {
+  return (v + a - 1) / a * a;
+}
+constexpr std::int64_t ceil_div(std::int64_t v, std::int64_t a) {
+  return (v + a - 1) / a;
+}
 
 /// Packed weights of every direct family: row k (one per filter) holds the reduction in
 /// tap-major (r, s, c) order, c fastest, channels padded to c_pad, the row zero-padded to

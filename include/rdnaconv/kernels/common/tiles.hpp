@@ -30,7 +30,9 @@ struct TileConfig {
   RDNACONV_HD constexpr int warp_m() const { return block_m / warps_m; }
   RDNACONV_HD constexpr int warp_n() const { return block_n / warps_n; }
   RDNACONV_HD constexpr int lds_row() const { return block_k + 8; }
-  RDNACONV_HD constexpr int lds_bytes() const { return stages * (block_m + block_n) * lds_row() * 2; }
+  RDNACONV_HD constexpr int lds_bytes() const {
+    return stages * (block_m + block_n) * lds_row() * 2;
+  }
   RDNACONV_HD constexpr bool async_copy() const { return stages >= 3; }
   constexpr bool valid(int max_lds) const {
     return block_k % 16 == 0 && warp_m() % 16 == 0 && warp_n() % 16 == 0 && stages >= 2 &&
@@ -63,14 +65,16 @@ inline constexpr TileConfig kRdna3Tile{
     .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 4, .stages = 2};
 inline constexpr TileConfig kRdnaFusedTile{
     .block_m = 32, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 2};
-inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdnaFusedTile};
+inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdna3Tile,
+                                       kRdnaFusedTile};
 
 // RDNA4 (gfx12): the same tile. Fragments are half the size (no replication: 193 VGPRs,
 // 6 waves/SIMD), but WMMA throughput per clock doubles, so the same 128x128 tile keeps the
 // same bytes per FLOP out of LDS; the VGPRs saved buy occupancy to hide the register-staged
 // global loads.
 inline constexpr TileConfig kRdna4Tile = kRdna3Tile;
-inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdnaFusedTile};
+inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdna4Tile,
+                                       kRdnaFusedTile};
 
 // NVIDIA sm_80+ (mma.sync m16n8k16, ldmatrix, cp.async). 128x128x32 with 4 warps (2 x 2) of
 // 64x64: per 16-deep step a warp loads 4 + 4 ldmatrix.x4 for 32 mma.sync, so the shared-memory
@@ -91,15 +95,20 @@ inline constexpr ArchTiles kGenericTiles = kRdna3Tiles;
 static_assert(kRdna3Tile.valid(64 * 1024) && kRdna4Tile.valid(64 * 1024));
 static_assert(kSm80Tile.valid(227 * 1024));
 static_assert(kRdnaFusedTile.valid(64 * 1024) && kSm80FusedTile.valid(227 * 1024));
-static_assert(kRdnaFusedTile.block_k == kRdna3Tile.block_k && kSm80FusedTile.block_k == kSm80Tile.block_k,
+static_assert(kRdnaFusedTile.block_k == kRdna3Tile.block_k &&
+                  kSm80FusedTile.block_k == kSm80Tile.block_k,
               "both Winograd variants share U and V");
 
 constexpr const ArchTiles& arch_tiles(ArchFamily f) {
   switch (f) {
-    case ArchFamily::rdna3: return kRdna3Tiles;
-    case ArchFamily::rdna4: return kRdna4Tiles;
-    case ArchFamily::sm80: return kSm80Tiles;
-    case ArchFamily::generic: break;
+    case ArchFamily::rdna3:
+      return kRdna3Tiles;
+    case ArchFamily::rdna4:
+      return kRdna4Tiles;
+    case ArchFamily::sm80:
+      return kSm80Tiles;
+    case ArchFamily::generic:
+      break;
   }
   return kGenericTiles;
 }
@@ -117,11 +126,16 @@ enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd, winogr
 constexpr TileConfig tile_of(ArchFamily f, TileKind k) {
   const ArchTiles& t = arch_tiles(f);
   switch (k) {
-    case TileKind::general: return t.general;
-    case TileKind::gemm1x1: return t.gemm1x1;
-    case TileKind::conv3x3: return t.conv3x3;
-    case TileKind::winograd: return t.winograd;
-    case TileKind::winograd_fused: return t.winograd_fused;
+    case TileKind::general:
+      return t.general;
+    case TileKind::gemm1x1:
+      return t.gemm1x1;
+    case TileKind::conv3x3:
+      return t.conv3x3;
+    case TileKind::winograd:
+      return t.winograd;
+    case TileKind::winograd_fused:
+      return t.winograd_fused;
   }
   return t.general;
 }

@@ -24,7 +24,9 @@ struct Conv3x3Variant {
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
     return p.r == 3 && p.s == 3 && l == L && (L != LayoutKind::nhwc || p.c % 8 == 0);
   }
-  static constexpr bool reads_x_vectors(LayoutKind l) { return M == Method::nhwc3x3 && l == LayoutKind::nhwc; }
+  static constexpr bool reads_x_vectors(LayoutKind l) {
+    return M == Method::nhwc3x3 && l == LayoutKind::nhwc;
+  }
   static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
     return tap_layout(p, tile_of(f, tile_kind).block_k);
   }
@@ -34,7 +36,8 @@ struct Conv3x3Variant {
   /// The channel-blocked variant repacks x into NCHWc (cb = block_k) on every call.
   static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind, ArchFamily f) {
     if constexpr (M != Method::cblocked3x3) return 0;
-    return std::size_t(p.n) * std::size_t(layout(p, f).c_pad) * std::size_t(p.h) * std::size_t(p.w) * 2;
+    return std::size_t(p.n) * std::size_t(layout(p, f).c_pad) * std::size_t(p.h) *
+           std::size_t(p.w) * 2;
   }
 };
 

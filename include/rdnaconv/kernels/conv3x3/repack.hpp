@@ -13,8 +13,8 @@ namespace rdnaconv::kernels {
 /// One thread per 8-channel vector of one pixel, the vector index fastest: the 16-byte stores
 /// of a warp are contiguous; each of the 8 loads of a warp touches 8 pixels x 4 channels.
 template <int BK>
-__global__ void repack_nchwc(const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ xc, int n, int c,
-                             int c_pad, std::int64_t hw) {
+__global__ void repack_nchwc(const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ xc,
+                             int n, int c, int c_pad, std::int64_t hw) {
   constexpr int KV = BK / 8;
   const std::int64_t total = std::int64_t(n) * (c_pad / 8) * hw;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
@@ -39,11 +39,12 @@ __global__ void repack_nchwc(const std::uint16_t* __restrict__ x, std::uint16_t*
 }
 
 template <int BK>
-inline rt::error_t launch_repack_nchwc(const std::uint16_t* x, std::uint16_t* xc, int n, int c, int c_pad,
-                                       std::int64_t hw, rt::stream_t stream) {
+inline rt::error_t launch_repack_nchwc(const std::uint16_t* x, std::uint16_t* xc, int n, int c,
+                                       int c_pad, std::int64_t hw, rt::stream_t stream) {
   const std::int64_t total = std::int64_t(n) * (c_pad / 8) * hw;
   const std::int64_t blocks = (total + 255) / 256;
-  repack_nchwc<BK><<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(x, xc, n, c, c_pad, hw);
+  repack_nchwc<BK>
+      <<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(x, xc, n, c, c_pad, hw);
   return rt::get_last_error();
 }
 

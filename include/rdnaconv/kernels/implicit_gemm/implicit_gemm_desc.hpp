@@ -27,7 +27,9 @@ struct GeneralFamily {
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
     return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
   }
-  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchFamily) { return 0; }
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchFamily) {
+    return 0;
+  }
 };
 
 }  // namespace rdnaconv::kernels

@@ -53,8 +53,8 @@ RDNACONV_HD inline void at_col(const float (&m)[6], float (&o)[4]) {
 
 /// U[α][k][c] = (G g Gᵀ)[α] * 16 (fp16) for c < C, zeros up to c_pad. One thread per (k, c).
 template <DType T>
-__global__ void winograd_filter_transform(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ u,
-                                          int k, int c, int c_pad) {
+__global__ void winograd_filter_transform(const std::uint16_t* __restrict__ w,
+                                          std::uint16_t* __restrict__ u, int k, int c, int c_pad) {
   const std::int64_t total = std::int64_t(k) * c_pad;
   const std::int64_t slice = total;  // elements per α
   const float scale = 1.f / kWinogradVScale<T>;
@@ -114,8 +114,8 @@ RDNACONV_HD inline TileOrigin tile_origin(const WinogradParams& wp, std::int64_t
 /// inputs (the 6x6 patch reaches up to 5 pixels away), which for bf16 is of the order of the
 /// outputs themselves (README.md, "Padding beyond the filter's reach").
 template <LayoutKind OutL>
-RDNACONV_DEVICE inline void store_row(const WinogradParams& wp, const TileOrigin& to, int i, int ko, float bias,
-                                      const float (&y)[4]) {
+RDNACONV_DEVICE inline void store_row(const WinogradParams& wp, const TileOrigin& to, int i, int ko,
+                                      float bias, const float (&y)[4]) {
   const int oh = to.oh0 + i;
   if (oh >= wp.p) return;
   const int ih = oh - wp.pad_top;
@@ -157,9 +157,9 @@ __global__ void winograd_input_transform(const RDNACONV_GRID_CONSTANT WinogradPa
         float v = 0.f;
         if (ih >= 0 && ih < wp.h && iw >= 0 && iw < wp.w && ci < wp.c) {
           const std::int64_t sp = std::int64_t(ih) * wp.w + iw;
-          const std::int64_t off = IL == InLayout::nhwc
-                                       ? (img * hw + sp) * wp.c + ci
-                                       : img * wp.c_pad * hw + (ci / BK) * hw * BK + sp * BK + ci % BK;
+          const std::int64_t off =
+              IL == InLayout::nhwc ? (img * hw + sp) * wp.c + ci
+                                   : img * wp.c_pad * hw + (ci / BK) * hw * BK + sp * BK + ci % BK;
           v = arch::to_float<T>(wp.x[off]);
         }
         d[a][b] = v;
@@ -227,15 +227,17 @@ inline unsigned grid_for(std::int64_t total) {
 }  // namespace winograd
 
 template <DType T>
-inline rt::error_t launch_winograd_filter(const std::uint16_t* w, std::uint16_t* u, int k, int c, int c_pad,
-                                          rt::stream_t stream) {
-  winograd_filter_transform<T><<<winograd::grid_for(std::int64_t(k) * c_pad), 256, 0, stream>>>(w, u, k, c, c_pad);
+inline rt::error_t launch_winograd_filter(const std::uint16_t* w, std::uint16_t* u, int k, int c,
+                                          int c_pad, rt::stream_t stream) {
+  winograd_filter_transform<T>
+      <<<winograd::grid_for(std::int64_t(k) * c_pad), 256, 0, stream>>>(w, u, k, c, c_pad);
   return rt::get_last_error();
 }
 
 template <DType T, InLayout IL, int BK>
 inline rt::error_t launch_winograd_input(const WinogradParams& wp, rt::stream_t stream) {
-  winograd_input_transform<T, IL, BK><<<winograd::grid_for(wp.tiles * wp.c_pad), 256, 0, stream>>>(wp);
+  winograd_input_transform<T, IL, BK>
+      <<<winograd::grid_for(wp.tiles * wp.c_pad), 256, 0, stream>>>(wp);
   return rt::get_last_error();
 }
 

@@ -16,7 +16,8 @@ namespace rdnaconv::kernels {
 /// F(4x4, 3x3) needs unit stride and dilation; C < 4 is excluded because the transforms'
 /// error amplification is not amortised over a short reduction (docs/DESIGN.md).
 constexpr bool winograd_eligible(const Conv2dProblem& p) {
-  return p.r == 3 && p.s == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1 && p.c >= 4;
+  return p.r == 3 && p.s == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 &&
+         p.dil_w == 1 && p.c >= 4;
 }
 
 /// The 4x4 output tiles: N * ceil(P/4) * ceil(Q/4).
@@ -33,7 +34,8 @@ struct WinogradLayout {
   std::size_t repack_off, v_off, m_off, workspace;
 };
 
-constexpr WinogradLayout winograd_layout(const Conv2dProblem& p, LayoutKind l, int block_k, bool with_m = true) {
+constexpr WinogradLayout winograd_layout(const Conv2dProblem& p, LayoutKind l, int block_k,
+                                         bool with_m = true) {
   WinogradLayout w{};
   w.c_pad = round_up(p.c, block_k);
   w.tiles_h = ceil_div(p.p(), 4);
@@ -51,7 +53,9 @@ struct WinogradFamily {
   static constexpr Method method = Method::winograd;
   static constexpr TileKind tile_kind = TileKind::winograd;
   static constexpr const char* name() { return "winograd"; }
-  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) { return winograd_eligible(p); }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) {
+    return winograd_eligible(p);
+  }
   static constexpr bool reads_x_vectors(LayoutKind) { return false; }
   static constexpr int block_k(ArchFamily f) { return tile_of(f, tile_kind).block_k; }
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
@@ -67,7 +71,9 @@ struct WinogradFusedFamily {
   static constexpr Method method = Method::winograd_fused;
   static constexpr TileKind tile_kind = TileKind::winograd_fused;
   static constexpr const char* name() { return "winograd_fused"; }
-  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) { return WinogradFamily::can_implement(p, l); }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
+    return WinogradFamily::can_implement(p, l);
+  }
   static constexpr bool reads_x_vectors(LayoutKind l) { return WinogradFamily::reads_x_vectors(l); }
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
     return WinogradFamily::packed_weight_bytes(p, f);

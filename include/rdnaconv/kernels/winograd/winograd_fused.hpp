@@ -40,9 +40,11 @@ template <class Tiles, int Rows>
 struct FusedIter : DenseIter<Tiles, Rows> {
   std::int64_t alpha_stride;
   int nc;
-  RDNACONV_DEVICE FusedIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left, int tid_,
-                            std::int64_t alpha_stride_, int nc_)
-      : DenseIter<Tiles, Rows>(first_row, ld, rows_left, tid_), alpha_stride(alpha_stride_), nc(nc_) {}
+  RDNACONV_DEVICE FusedIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left,
+                            int tid_, std::int64_t alpha_stride_, int nc_)
+      : DenseIter<Tiles, Rows>(first_row, ld, rows_left, tid_),
+        alpha_stride(alpha_stride_),
+        nc(nc_) {}
   RDNACONV_DEVICE void step(int s) {
     const int q = s / nc;
     const int a = q % 6, b = q / 6;
@@ -54,9 +56,11 @@ struct FusedIter : DenseIter<Tiles, Rows> {
 /// One block: 32 tiles x 32 filters (tiles.hpp); grid = 1-D raster, filters fastest.
 template <class Tiles, DType T, AtomKind AK, LayoutKind OutL>
 __global__ void __launch_bounds__(Tiles::cfg.threads())
-    winograd_fused(const RDNACONV_GRID_CONSTANT WinogradParams wp, const std::uint16_t* __restrict__ u, int n_blocks) {
+    winograd_fused(const RDNACONV_GRID_CONSTANT WinogradParams wp,
+                   const std::uint16_t* __restrict__ u, int n_blocks) {
   constexpr TileConfig Cfg = Tiles::cfg;
-  static_assert(Cfg.warp_m() == 16 && Cfg.warp_n() == 16, "one atom per warp: the accumulators need the registers");
+  static_assert(Cfg.warp_m() == 16 && Cfg.warp_n() == 16,
+                "one atom per warp: the accumulators need the registers");
   using Atom = arch::atom_t<AK, T>;
   using It = winograd::FusedIter<Tiles, Cfg.block_m>;
   using ItB = winograd::FusedIter<Tiles, Cfg.block_n>;
@@ -74,7 +78,8 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   const int nc = wp.c_pad / Cfg.block_k;
 
   It a(wp.v + m_block * wp.c_pad, wp.c_pad, wp.tiles - m_block, tid, wp.tiles * wp.c_pad, nc);
-  ItB b(u + std::int64_t(n_block) * wp.c_pad, wp.c_pad, wp.k - n_block, tid, std::int64_t(wp.k) * wp.c_pad, nc);
+  ItB b(u + std::int64_t(n_block) * wp.c_pad, wp.c_pad, wp.k - n_block, tid,
+        std::int64_t(wp.k) * wp.c_pad, nc);
 
   float m[1][1][8];
   float t[4][8];
@@ -138,14 +143,16 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
 }
 
 template <class Tiles, DType T, AtomKind AK, LayoutKind OutL>
-inline rt::error_t launch_winograd_fused(const WinogradParams& wp, const std::uint16_t* u, rt::stream_t stream) {
+inline rt::error_t launch_winograd_fused(const WinogradParams& wp, const std::uint16_t* u,
+                                         rt::stream_t stream) {
   constexpr TileConfig Cfg = Tiles::cfg;
   const int n_blocks = int(ceil_div(wp.k, Cfg.block_n));
   const std::int64_t blocks = ceil_div(wp.tiles, Cfg.block_m) * n_blocks;
   if (blocks > INT_MAX) return rt::invalid_value;  // plan creation rejects such problems first
   auto* kernel = &winograd_fused<Tiles, T, AK, OutL>;
   if constexpr (Cfg.lds_bytes() > 48 * 1024)
-    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success) return e;
+    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success)
+      return e;
   kernel<<<unsigned(blocks), Cfg.threads(), Cfg.lds_bytes(), stream>>>(wp, u, n_blocks);
   return rt::get_last_error();
 }
