@@ -96,7 +96,7 @@ def main():
              "fp16/bf16 x NCHW/NHWC (native atom). LDS = static + the dynamic shared memory the launcher",
              "passes (stages x (block_m + block_n) x (block_k + 8) x 2 bytes). Occupancy is clang's",
              "waves per SIMD from registers alone; RDNA3/4 have 1536 VGPRs per SIMD (wave32) and 64 KiB of",
-             "LDS per workgroup (../shared/docs/rdna-facts.md). Not a speed claim: no AMD GPU is available",
+             "LDS per workgroup (shared docs of the project: rdna-facts.md). Not a speed claim: no AMD GPU is available",
              "to this project.", ""]
     bad = []
     for spec in targets:

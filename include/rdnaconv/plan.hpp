@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -30,6 +32,16 @@ constexpr DType dtype_of() {
 }
 
 namespace detail {
+/// RDNACONV_LOG=1 in the environment: every plan prints what describe() says to stderr when it
+/// is created. Read once per process; off, it costs one test of a static.
+inline bool log_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("RDNACONV_LOG");
+    return v != nullptr && v[0] != '\0' && !(v[0] == '0' && v[1] == '\0');
+  }();
+  return on;
+}
+
 inline Status rt_status(rt::error_t e, const char* what) {
   if (e == rt::success) return Status::success();
   return {StatusCode::runtime_error, std::string("rdnaconv: ") + what + ": " + rt::error_string(e)};
@@ -104,6 +116,7 @@ class Plan {
     if (Status s = make_plan_desc(d, p, kT, kL, o, dev, Atom); !s) return s;
     out.desc_ = d;
     out.ready_ = true;
+    if (detail::log_enabled()) std::fprintf(stderr, "rdnaconv: plan %s\n", describe_plan(out.desc_).c_str());
     return Status::success();
   }
 
