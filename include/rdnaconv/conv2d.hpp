@@ -32,8 +32,8 @@ std::size_t one_shot_packed_bytes(const PlanT& plan) {
 
 /// Workspace the one-shot conv2d needs: the plan's workspace plus room for packed weights.
 template <class T, class Layout>
-Status conv2d_workspace_bytes(const Conv2dProblem& p, const Conv2dOptions& o, std::size_t* bytes,
-                              int device = -1) {
+[[nodiscard]] Status conv2d_workspace_bytes(const Conv2dProblem& p, const Conv2dOptions& o,
+                                            std::size_t* bytes, int device = -1) {
   if (!bytes) return {StatusCode::null_pointer, "rdnaconv: bytes is null"};
   Plan<T, Layout> plan;
   if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
@@ -44,9 +44,10 @@ Status conv2d_workspace_bytes(const Conv2dProblem& p, const Conv2dOptions& o, st
 /// y = act(conv(x, w) + bias). x in Layout, w OIHW (K, C, R, S), y in Layout of the output type
 /// (options.out_type, default T). Asynchronous on `stream`; allocates nothing.
 template <class T, class Layout>
-Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias, void* y,
-              void* workspace, std::size_t workspace_bytes, rt::stream_t stream = nullptr,
-              const Conv2dOptions& o = {}, int device = -1) {
+[[nodiscard]] Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias,
+                            void* y, void* workspace, std::size_t workspace_bytes,
+                            rt::stream_t stream = nullptr, const Conv2dOptions& o = {},
+                            int device = -1) {
   Plan<T, Layout> plan;
   if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
   const std::size_t packed = detail::one_shot_packed_bytes(plan);

@@ -42,7 +42,7 @@ inline bool log_enabled() {
   return on;
 }
 
-inline Status rt_status(rt::error_t e, const char* what) {
+[[nodiscard]] inline Status rt_status(rt::error_t e, const char* what) {
   if (e == rt::success) return Status::success();
   return {StatusCode::runtime_error, std::string("rdnaconv: ") + what + ": " + rt::error_string(e)};
 }
@@ -51,7 +51,7 @@ inline Status rt_status(rt::error_t e, const char* what) {
 /// Reads the device's architecture at run time (host code has no target macros). The answer
 /// per device id is cached: it is a fixed property of the device, so it cannot go stale, and
 /// the properties query is slow enough to matter in a one-shot call.
-inline Status query_device(int device, DeviceInfo& out) {
+[[nodiscard]] inline Status query_device(int device, DeviceInfo& out) {
   if (device < 0)
     if (Status s = detail::rt_status(rt::get_device(&device), "no current device"); !s) return s;
   static std::atomic<std::uint32_t> cache[64];  // 0 = unknown; else amd<<31 | warp<<24 | arch
@@ -103,20 +103,21 @@ class Plan {
 
  public:
   /// Plans for `device` (-1: the current one).
-  static Status create(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o = {},
-                       int device = -1) {
+  [[nodiscard]] static Status create(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o = {},
+                                     int device = -1) {
     DeviceInfo dev;
     if (Status s = query_device(device, dev); !s) return s;
     return create_for(out, p, o, dev);
   }
   /// Plans for a described device (no runtime call).
-  static Status create_for(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o,
-                           const DeviceInfo& dev) {
+  [[nodiscard]] static Status create_for(Plan& out, const Conv2dProblem& p, const Conv2dOptions& o,
+                                         const DeviceInfo& dev) {
     PlanDesc d;
     if (Status s = make_plan_desc(d, p, kT, kL, o, dev, Atom); !s) return s;
     out.desc_ = d;
     out.ready_ = true;
-    if (detail::log_enabled()) std::fprintf(stderr, "rdnaconv: plan %s\n", describe_plan(out.desc_).c_str());
+    if (detail::log_enabled())
+      std::fprintf(stderr, "rdnaconv: plan %s\n", describe_plan(out.desc_).c_str());
     return Status::success();
   }
 
@@ -130,7 +131,7 @@ class Plan {
 
   /// Packs OIHW weights `w` into `packed` (packed_weight_bytes(), 16-byte aligned). Asynchronous
   /// on `stream`; the caller owns `packed`.
-  Status prepack(const T* w, void* packed, rt::stream_t stream = nullptr) const {
+  [[nodiscard]] Status prepack(const T* w, void* packed, rt::stream_t stream = nullptr) const {
     if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
     if (!w || !packed) return {StatusCode::null_pointer, "rdnaconv: prepack: null pointer"};
     if (reinterpret_cast<std::uintptr_t>(packed) % 16 != 0)
@@ -153,8 +154,9 @@ class Plan {
 
   /// Launches the convolution: kernels only (no allocation, no synchronisation). `bias` per
   /// filter (type from the options), `y` of the output type, `workspace` of workspace_bytes().
-  Status run(const T* x, const void* packed_w, const void* bias, void* y, void* workspace,
-             std::size_t workspace_bytes, rt::stream_t stream = nullptr) const {
+  [[nodiscard]] Status run(const T* x, const void* packed_w, const void* bias, void* y,
+                           void* workspace, std::size_t workspace_bytes,
+                           rt::stream_t stream = nullptr) const {
     if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
     const RunBuffers b{x, packed_w, bias, y, workspace, workspace_bytes};
     if (Status s = validate_buffers(b, desc_.options, kT, desc_.workspace_bytes); !s) return s;

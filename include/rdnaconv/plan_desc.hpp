@@ -45,9 +45,10 @@ struct PlanDesc {
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
 };
 
-inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype, LayoutKind layout,
-                             const Conv2dOptions& o, const DeviceInfo& dev,
-                             AtomKind atom = AtomKind::native) {
+[[nodiscard]] inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
+                                           LayoutKind layout, const Conv2dOptions& o,
+                                           const DeviceInfo& dev,
+                                           AtomKind atom = AtomKind::native) {
   if (Status s = validate_problem(p); !s) return s;
   if (Status s = validate_types(dtype, o); !s) return s;
   if (!dev.amd && dev.arch < kMinCudaCC)

@@ -66,8 +66,10 @@ enum class StatusCode : std::uint8_t {
   invalid_option,  ///< an option outside its enumeration (Conv2dOptions)
 };
 
-/// Result of every call that can fail. Carries a human-readable message.
-class [[nodiscard]] Status {
+/// Result of every call that can fail. Carries a human-readable message. The functions that
+/// return it are [[nodiscard]] (not the class: nvcc then warns on `(void)f()` and on
+/// `s = f()`, #2810-D).
+class Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}

@@ -46,7 +46,7 @@ inline std::string describe(const Conv2dProblem& p) {
 /// Sizes, strides, dilations positive; padding non-negative; each dimension within 32 bits
 /// (kernels index within one image row/plane in 32 bits and across tensors in 64); the output
 /// not empty.
-inline Status validate_problem(const Conv2dProblem& p) {
+[[nodiscard]] inline Status validate_problem(const Conv2dProblem& p) {
   const std::int64_t lim = std::numeric_limits<std::int32_t>::max();
   const std::int64_t sizes[] = {p.n, p.c, p.h, p.w, p.k, p.r, p.s};
   for (std::int64_t v : sizes)
@@ -80,7 +80,7 @@ inline Status validate_problem(const Conv2dProblem& p) {
 /// Every field of the options inside its enumeration: a value cast from an out-of-range integer
 /// is refused with invalid_option (the method: a registry method or automatic; checked by the
 /// plan against the registry).
-inline Status validate_options(const Conv2dOptions& o) {
+[[nodiscard]] inline Status validate_options(const Conv2dOptions& o) {
   const auto bad = [](const char* field, unsigned v) {
     return Status{StatusCode::invalid_option, std::string("rdnaconv: Conv2dOptions::") + field +
                                                   " has no enumerator " + std::to_string(v)};
@@ -132,7 +132,7 @@ inline Status validate_options(const Conv2dOptions& o) {
   return Status::success();
 }
 
-inline Status validate_types(DType in, const Conv2dOptions& o) {
+[[nodiscard]] inline Status validate_types(DType in, const Conv2dOptions& o) {
   if (Status s = validate_options(o); !s) return s;
   if (in != DType::f16 && in != DType::bf16)
     return {StatusCode::unsupported_type, "rdnaconv: input type must be fp16 or bf16"};
@@ -158,8 +158,8 @@ struct RunBuffers {
 /// Null pointers, workspace size, and alignment: x, 16-bit y and 16-bit bias on 2 bytes, fp32 y
 /// and fp32 bias on 4, the packed weights and the workspace on 16 (they are read with 16-byte
 /// vector loads; hipMalloc/cudaMalloc allocations are 256-byte aligned).
-inline Status validate_buffers(const RunBuffers& b, const Conv2dOptions& o, DType in,
-                               std::size_t need_ws) {
+[[nodiscard]] inline Status validate_buffers(const RunBuffers& b, const Conv2dOptions& o, DType in,
+                                             std::size_t need_ws) {
   if (b.x == nullptr) return {StatusCode::null_pointer, "rdnaconv: x is null"};
   if (b.packed_w == nullptr) return {StatusCode::null_pointer, "rdnaconv: weights are null"};
   if (b.y == nullptr) return {StatusCode::null_pointer, "rdnaconv: y is null"};

@@ -53,10 +53,11 @@ __global__ void naive_conv2d(Conv2dProblem p, const std::uint16_t* __restrict__ 
 /// Runs the device reference. Validates like the library; launches nothing on error. With
 /// `idx` (device array of `count` output indices in the y layout) only those outputs are
 /// computed, stored compactly at y[0..count).
-inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l, const void* x,
-                            const void* w, const Conv2dOptions& o, const void* bias, void* y,
-                            rt::stream_t stream, const std::int64_t* idx = nullptr,
-                            std::int64_t count = -1) {
+[[nodiscard]] inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l,
+                                          const void* x, const void* w, const Conv2dOptions& o,
+                                          const void* bias, void* y, rt::stream_t stream,
+                                          const std::int64_t* idx = nullptr,
+                                          std::int64_t count = -1) {
   if (Status s = validate_problem(p); !s) return s;
   if (Status s = validate_types(in, o); !s) return s;
   if (!x || !w || !y || (o.has_bias && !bias))
