@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file methods.hpp The method registry: one row per method (family and variant) with its guard,
-/// its sizes, its tolerance class and its benchmark label. Plan selection, the tests, the check
-/// CLI and the benchmarks iterate over this table; adding a method is one row here plus its
-/// kernel launch in plan.hpp.
+/// its sizes and its benchmark label (how a method may differ from the direct result: is_winograd).
+/// Plan selection, the tests, the check CLI and the benchmarks iterate over this table; adding a
+/// method is one row here plus its kernel launch in plan.hpp.
 #pragma once
 
 #include <array>
@@ -17,15 +17,9 @@
 
 namespace rdnaconv {
 
-/// How a method's result may differ from the direct convolution (docs/DESIGN.md, tolerance
-/// model): direct methods round only in the fp32 accumulation and the output; Winograd also
-/// rounds its transformed operands to T.
-enum class ToleranceClass : std::uint8_t { direct, winograd };
-
 struct MethodInfo {
   Method method;
   const char* name;  ///< also the benchmark label
-  ToleranceClass tolerance;
   kernels::TileKind tile_kind;
   bool (*can_implement)(const Conv2dProblem&, LayoutKind);
   /// Reads x in 16-byte vectors on this layout: the plan then needs Conv2dOptions::x_align >= 16.
@@ -36,10 +30,9 @@ struct MethodInfo {
 
 namespace detail {
 template <class F>
-constexpr MethodInfo method_row(ToleranceClass t) {
+constexpr MethodInfo method_row() {
   return {F::method,
           F::name(),
-          t,
           F::tile_kind,
           [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
           [](LayoutKind l) { return F::reads_x_vectors(l); },
@@ -51,13 +44,13 @@ constexpr MethodInfo method_row(ToleranceClass t) {
 }  // namespace detail
 
 inline constexpr std::array<MethodInfo, 7> kMethods{{
-    detail::method_row<kernels::GeneralFamily>(ToleranceClass::direct),
-    detail::method_row<kernels::Gemm1x1Family>(ToleranceClass::direct),
-    detail::method_row<kernels::Nhwc3x3Family>(ToleranceClass::direct),
-    detail::method_row<kernels::CBlocked3x3Family>(ToleranceClass::direct),
-    detail::method_row<kernels::Nchw3x3Family>(ToleranceClass::direct),
-    detail::method_row<kernels::WinogradFamily>(ToleranceClass::winograd),
-    detail::method_row<kernels::WinogradFusedFamily>(ToleranceClass::winograd),
+    detail::method_row<kernels::GeneralFamily>(),
+    detail::method_row<kernels::Gemm1x1Family>(),
+    detail::method_row<kernels::Nhwc3x3Family>(),
+    detail::method_row<kernels::CBlocked3x3Family>(),
+    detail::method_row<kernels::Nchw3x3Family>(),
+    detail::method_row<kernels::WinogradFamily>(),
+    detail::method_row<kernels::WinogradFusedFamily>(),
 }};
 
 constexpr const MethodInfo* find_method(Method m) {

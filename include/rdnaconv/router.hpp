@@ -37,17 +37,38 @@ constexpr RouterThresholds router_thresholds(ArchFamily f) {
   switch (f) {
     case ArchFamily::rdna3:
     case ArchFamily::rdna4:
-      return {16, 256, 256, kNoLimit, 1024, kNoLimit, 1, 32};
+      return {.tap_min_c = 16,
+              .winograd_min_c = 256,
+              .winograd_min_k = 256,
+              .winograd_max_k = kNoLimit,
+              .winograd_min_tiles = 1024,
+              .winograd_max_pixels = kNoLimit,
+              .cblocked_min_k = 1,
+              .fused_max_k = 32};
     // H200 sweep (docs/ROUTER.md): Winograd won only where the direct grid is small (few output
     // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
     // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
     case ArchFamily::sm80:
-      return {16, 128, 1, 256, 1, 4096, 1, 32};
+      return {.tap_min_c = 16,
+              .winograd_min_c = 128,
+              .winograd_min_k = 1,
+              .winograd_max_k = 256,
+              .winograd_min_tiles = 1,
+              .winograd_max_pixels = 4096,
+              .cblocked_min_k = 1,
+              .fused_max_k = 32};
     case ArchFamily::generic:
       break;
   }
   // no matrix units: keep to the direct methods
-  return {16, kNoLimit, kNoLimit, kNoLimit, kNoLimit, 0, 1, 0};
+  return {.tap_min_c = 16,
+          .winograd_min_c = kNoLimit,
+          .winograd_min_k = kNoLimit,
+          .winograd_max_k = kNoLimit,
+          .winograd_min_tiles = kNoLimit,
+          .winograd_max_pixels = 0,
+          .cblocked_min_k = 1,
+          .fused_max_k = 0};
 }
 
 /// The router's answer and the rule that gave it (Plan::describe() reports it).

@@ -69,7 +69,6 @@ RDNACONV_DEVICE inline std::uint32_t load4B(const std::uint16_t* src) {
 struct Gfx11Layout {
   using AFrag = Words<8>;  // 16 halves: k 0..15 of one row
   using BFrag = Words<8>;
-  static constexpr int c_count = 8;
   RDNACONV_DEVICE static void load_a(AFrag& a, const std::uint16_t* tile, int ld, int lane) {
     const std::uint16_t* row = tile + (lane % 16) * ld;  // lanes 16-31 load the same row: the copy
     load16B(a.v, row);
@@ -129,7 +128,6 @@ struct WmmaGfx11 : Gfx11Layout {
 struct Gfx12Layout {
   using AFrag = Words<4>;  // 8 halves: k {0-3, 8-11} (lanes 0-15) or {4-7, 12-15} (16-31)
   using BFrag = Words<4>;
-  static constexpr int c_count = 8;
   RDNACONV_DEVICE static void load_a(AFrag& a, const std::uint16_t* tile, int ld, int lane) {
     const std::uint16_t* row = tile + (lane % 16) * ld + 4 * (lane / 16);
     load8B(a.v, row);
@@ -197,7 +195,6 @@ template <DType T>
 struct MmaSm80 {
   using AFrag = Words<4>;
   using BFrag = Words<4>;
-  static constexpr int c_count = 8;
   // ldmatrix.x4 gives each lane exactly the words listed in the file comment: matrix j of the
   // A tile is (rows 8(j%2).., k 8(j/2)..), of the B tile (n 8(j/2).., k 8(j%2)..); lane l
   // points at row l%8 of matrix l/8. One instruction replaces four 32-bit shared loads.
@@ -252,7 +249,6 @@ struct FmaAtom {
     int ld;
   };
   using BFrag = AFrag;
-  static constexpr int c_count = 8;
   RDNACONV_DEVICE static void load_a(AFrag& a, const std::uint16_t* tile, int ld, int) {
     a = {tile, ld};
   }

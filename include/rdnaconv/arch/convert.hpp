@@ -63,8 +63,4 @@ RDNACONV_DEVICE inline std::uint32_t shfl32(std::uint32_t v, int src) {
 #endif
 }
 
-RDNACONV_DEVICE inline float erf_f32(float x) {
-  return erff(x);
-}
-
 }  // namespace rdnaconv::arch

@@ -30,7 +30,8 @@ RDNACONV_DEVICE inline void cp_async16(void* dst, const void* src, bool valid) {
   (void)dst;
   (void)src;
   (void)valid;
-  __builtin_trap();  // never selected without cp.async (see kDeviceHasAsyncCopy)
+  __builtin_trap();  // unreachable: the engine's static_assert on kDeviceHasAsyncCopy refuses such
+                     // tiles
 #endif
 }
 

@@ -67,9 +67,6 @@ inline const char* error_string(error_t e) {
 inline error_t get_last_error() {
   return cudaGetLastError();
 }
-inline error_t peek_last_error() {
-  return cudaPeekAtLastError();
-}
 inline error_t get_device(int* d) {
   return cudaGetDevice(d);
 }
@@ -151,9 +148,6 @@ inline const char* error_string(error_t e) {
 }
 inline error_t get_last_error() {
   return hipGetLastError();
-}
-inline error_t peek_last_error() {
-  return hipPeekAtLastError();
 }
 inline error_t get_device(int* d) {
   return hipGetDevice(d);

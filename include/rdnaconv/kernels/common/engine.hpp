@@ -108,6 +108,11 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
   constexpr int BM = Cfg.block_m, BN = Cfg.block_n, LD = Cfg.lds_row();
   constexpr int STAGE = (BM + BN) * LD;  // elements per pipeline stage
   if constexpr (Cfg.async_copy()) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    static_assert(arch::kDeviceHasAsyncCopy,
+                  "a tile with stages >= 3 needs cp.async (sm_80+): give this target a 2-stage "
+                  "tile (tiles.hpp)");
+#endif
     // cp.async multistage: stages-1 tiles in flight. One commit per step (empty ones too), so
     // "at most stages-2 groups pending" always means "step ks has landed".
     constexpr int S = Cfg.stages;
