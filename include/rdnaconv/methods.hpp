@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 
 #include "rdnaconv/kernels/conv3x3/conv3x3_desc.hpp"
 #include "rdnaconv/kernels/gemm1x1/gemm1x1_desc.hpp"
@@ -24,6 +25,8 @@ struct MethodInfo {
   bool (*can_implement)(const Conv2dProblem&, LayoutKind);
   /// Reads x in 16-byte vectors on this layout: the plan then needs Conv2dOptions::x_align >= 16.
   bool (*reads_x_vectors)(LayoutKind);
+  /// The kernels a run launches on this layout, in order (describe(), the launch log's names).
+  std::string (*kernel_names)(LayoutKind);
   std::size_t (*packed_weight_bytes)(const Conv2dProblem&, ArchFamily);
   std::size_t (*workspace_bytes)(const Conv2dProblem&, LayoutKind, ArchFamily);
 };
@@ -36,6 +39,7 @@ constexpr MethodInfo method_row() {
           F::tile_kind,
           [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
           [](LayoutKind l) { return F::reads_x_vectors(l); },
+          [](LayoutKind l) { return F::kernel_names(l); },
           [](const Conv2dProblem& p, ArchFamily f) { return F::packed_weight_bytes(p, f); },
           [](const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
             return F::workspace_bytes(p, l, f);
@@ -43,15 +47,28 @@ constexpr MethodInfo method_row() {
 }
 }  // namespace detail
 
-inline constexpr std::array<MethodInfo, 7> kMethods{{
-    detail::method_row<kernels::GeneralFamily>(),
-    detail::method_row<kernels::Gemm1x1Family>(),
-    detail::method_row<kernels::Nhwc3x3Family>(),
-    detail::method_row<kernels::CBlocked3x3Family>(),
-    detail::method_row<kernels::Nchw3x3Family>(),
-    detail::method_row<kernels::WinogradFamily>(),
-    detail::method_row<kernels::WinogradFusedFamily>(),
-}};
+/// A list of family types.
+template <class... F>
+struct FamilyList {
+  static constexpr std::size_t size = sizeof...(F);
+  /// Calls fn(F{}) for each family in order; stops at the first that returns true.
+  template <class Fn>
+  static constexpr bool any(Fn&& fn) {
+    return (fn(F{}) || ...);
+  }
+  static constexpr std::array<MethodInfo, sizeof...(F)> rows() {
+    return {detail::method_row<F>()...};
+  }
+};
+
+/// The registry: every family and variant, one entry each. The plan finds its method's family
+/// here and calls its launcher (kernels/launchers.hpp); the tests, the check CLI and the
+/// benchmark iterate over kMethods.
+using Families = FamilyList<kernels::GeneralFamily, kernels::Gemm1x1Family, kernels::Nhwc3x3Family,
+                            kernels::CBlocked3x3Family, kernels::Nchw3x3Family,
+                            kernels::WinogradFamily, kernels::WinogradFusedFamily>;
+
+inline constexpr std::array<MethodInfo, Families::size> kMethods = Families::rows();
 
 constexpr const MethodInfo* find_method(Method m) {
   for (const MethodInfo& i : kMethods)

@@ -13,10 +13,7 @@
 #include <type_traits>
 
 #include "rdnaconv/arch/platform.hpp"
-#include "rdnaconv/kernels/common/engine.hpp"
-#include "rdnaconv/kernels/conv3x3/repack.hpp"
-#include "rdnaconv/kernels/winograd/winograd.hpp"
-#include "rdnaconv/kernels/winograd/winograd_fused.hpp"
+#include "rdnaconv/kernels/launchers.hpp"
 #include "rdnaconv/plan_desc.hpp"
 
 namespace rdnaconv {
@@ -136,20 +133,11 @@ class Plan {
     if (!w || !packed) return {StatusCode::null_pointer, "rdnaconv: prepack: null pointer"};
     if (reinterpret_cast<std::uintptr_t>(packed) % 16 != 0)
       return {StatusCode::misaligned, "rdnaconv: prepack: packed weights must be 16-byte aligned"};
-    const auto* ws = reinterpret_cast<const std::uint16_t*>(w);
-    auto* pk = static_cast<std::uint16_t*>(packed);
-    const Conv2dProblem& p = desc_.problem;
-    if (is_winograd(desc_.method)) {
-      // the same c_pad the run uses (winograd_layout), from the plan's tile table; both
-      // variants share U
-      const int c_pad =
-          int(kernels::winograd_layout(p, kL, kernels::WinogradFamily::block_k(desc_.tiles)).c_pad);
-      return detail::rt_status(
-          kernels::launch_winograd_filter<kT>(ws, pk, int(p.k), int(p.c), c_pad, stream),
-          "prepack launch");
-    }
-    const kernels::ConvGemmParams g = kernels::make_conv_params(p, reduction_layout());
-    return detail::rt_status(kernels::launch_pack_tap_major(ws, pk, g, stream), "prepack launch");
+    const kernels::PrepackArgs a{desc_, reinterpret_cast<const std::uint16_t*>(w),
+                                 static_cast<std::uint16_t*>(packed), stream};
+    return for_family(
+        [&](auto fam) { return kernels::Launcher<decltype(fam)>::template prepack<kT, kL>(a); },
+        "prepack launch");
   }
 
   /// Launches the convolution: kernels only (no allocation, no synchronisation). `bias` per
@@ -167,10 +155,20 @@ class Plan {
     e.act = desc_.options.activation;
     e.out_type = desc_.out_type();
     e.y = y;
-    const Run r{reinterpret_cast<const std::uint16_t*>(x),
-                static_cast<const std::uint16_t*>(packed_w), e, static_cast<char*>(workspace),
-                stream};
-    return with_tiles([&](auto tag) { return run_method<decltype(tag)::value>(r); });
+    const kernels::LaunchArgs r{desc_,
+                                reinterpret_cast<const std::uint16_t*>(x),
+                                static_cast<const std::uint16_t*>(packed_w),
+                                e,
+                                static_cast<char*>(workspace),
+                                stream};
+    return for_family(
+        [&](auto fam) {
+          return with_tiles([&](auto tag) {
+            return kernels::Launcher<decltype(fam)>::template run<decltype(tag)::value, kT, Atom,
+                                                                  kL>(r);
+          });
+        },
+        "kernel launch");
   }
 
  private:
@@ -190,20 +188,13 @@ class Plan {
     return Status::success();
   }
 
-  struct Run {
-    const std::uint16_t* x;
-    const std::uint16_t* packed;
-    EpilogueParams epi;
-    char* workspace;
-    rt::stream_t stream;
-  };
   template <ArchFamily F>
   using family_c = std::integral_constant<ArchFamily, F>;
 
   /// The one run-time-to-constexpr switch of a launch: the tile table. Only tables this build
   /// can use are instantiated (RDNA tables on HIP, sm80 on CUDA; emulated atoms: their RDNA table).
   template <class Fn>
-  Status with_tiles(Fn&& fn) const {
+  auto with_tiles(Fn&& fn) const -> decltype(fn(family_c<ArchFamily::generic>{})) {
     if constexpr (Atom == AtomKind::gfx11) {
       return fn(family_c<ArchFamily::rdna3>{});
     } else if constexpr (Atom == AtomKind::gfx12) {
@@ -221,150 +212,20 @@ class Plan {
     }
   }
 
-  kernels::ReductionLayout reduction_layout() const {
-    const Conv2dProblem& p = desc_.problem;
-    switch (desc_.method) {
-      case Method::general:
-        return kernels::GeneralFamily::layout(p, desc_.tiles);
-      case Method::gemm1x1:
-        return kernels::Gemm1x1Family::layout(p, desc_.tiles);
-      default:
-        return kernels::Nhwc3x3Family::layout(p, desc_.tiles);  // all 3x3 variants
-    }
-  }
-
-  template <ArchFamily F, kernels::TileKind K, class IterTag, LayoutKind OutL>
-  static Status launch_engine(const kernels::ConvGemmParams& g, int batches, rt::stream_t stream) {
-    using Tiles = kernels::tile_tag<F, K>;
-    return detail::rt_status(
-        kernels::launch_conv_gemm<Tiles, kT, Atom, IterTag, OutL>(g, batches, stream),
-        "kernel launch");
-  }
-
-  /// Direct families: one engine launch over the input (or its repack `a_src`). The NHWC tap
-  /// iterators read 16-byte vectors only, which can_implement (C % 8 == 0) and the alignment
-  /// contract (check_x_alignment) guarantee; the general kernel reads vectors where it can.
-  template <ArchFamily F, kernels::TileKind K, class IterTag>
-  Status run_direct(const Run& r, const std::uint16_t* a_src) const {
-    using namespace kernels;
-    ConvGemmParams g = make_conv_params(desc_.problem, reduction_layout());
-    g.x = a_src;
-    g.wpk = r.packed;
-    g.epi = r.epi;
-    g.vec_x = kL == LayoutKind::nhwc && desc_.problem.c % 8 == 0 &&
-              reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
-    return launch_engine<F, K, IterTag, kL>(g, 1, r.stream);
-  }
-
-  template <ArchFamily F>
-  Status run_method(const Run& r) const {
-    using namespace kernels;
-    const Conv2dProblem& p = desc_.problem;
-    constexpr InLayout kIn = kL == LayoutKind::nhwc ? InLayout::nhwc : InLayout::nchw;
-    switch (desc_.method) {
-      case Method::general:
-        return run_direct<F, TileKind::general, GeneralIterTag<kL>>(r, r.x);
-      case Method::gemm1x1:
-        return run_direct<F, TileKind::gemm1x1, TapIterTag<kIn, true>>(r, r.x);
-      case Method::nhwc3x3:
-        if constexpr (kL == LayoutKind::nhwc)
-          return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nhwc, false>>(r, r.x);
-        break;
-      case Method::nchw3x3:
-        if constexpr (kL == LayoutKind::nchw)
-          return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchw, false>>(r, r.x);
-        break;
-      case Method::cblocked3x3:
-        if constexpr (kL == LayoutKind::nchw) {
-          constexpr int BK = tile_of(F, TileKind::conv3x3).block_k;
-          auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace);
-          const int c_pad = int(Nhwc3x3Family::layout(p, F).c_pad);
-          if (Status s = detail::rt_status(
-                  launch_repack_nchwc<BK>(r.x, xc, int(p.n), int(p.c), c_pad, p.h * p.w, r.stream),
-                  "repack launch");
-              !s)
-            return s;
-          return run_direct<F, TileKind::conv3x3, TapIterTag<InLayout::nchwc, false>>(r, xc);
-        }
-        break;
-      case Method::winograd:
-        return run_winograd<F>(r, false);
-      case Method::winograd_fused:
-        return run_winograd<F>(r, true);
-      case Method::automatic:
-        break;
-    }
-    return {
-        StatusCode::method_not_applicable,
-        std::string("rdnaconv: no kernel for ") + to_string(desc_.method) + " on " + to_string(kL)};
-  }
-
-  /// Winograd: [repack (NCHW)] -> input transform -> 36 batched GEMMs -> output transform;
-  /// fused: [repack] -> input transform -> one GEMM kernel with the output transform folded in.
-  template <ArchFamily F>
-  Status run_winograd(const Run& r, bool fused) const {
-    using namespace kernels;
-    constexpr int BK = tile_of(F, TileKind::winograd).block_k;
-    const Conv2dProblem& p = desc_.problem;
-    const WinogradLayout wl = winograd_layout(p, kL, BK, !fused);
-    WinogradParams wp{};
-    wp.n = int(p.n);
-    wp.c = int(p.c);
-    wp.h = int(p.h);
-    wp.w = int(p.w);
-    wp.k = int(p.k);
-    wp.p = int(p.p());
-    wp.q = int(p.q());
-    wp.pad_top = int(p.pad_top);
-    wp.pad_left = int(p.pad_left);
-    wp.c_pad = int(wl.c_pad);
-    wp.tiles_h = int(wl.tiles_h);
-    wp.tiles_w = int(wl.tiles_w);
-    wp.tiles = wl.tiles;
-    wp.x = r.x;
-    wp.v = reinterpret_cast<std::uint16_t*>(r.workspace + wl.v_off);
-    wp.m = fused ? nullptr : reinterpret_cast<float*>(r.workspace + wl.m_off);
-    wp.epi = r.epi;
-    if constexpr (kL == LayoutKind::nchw) {
-      auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace + wl.repack_off);
-      if (Status s = detail::rt_status(
-              launch_repack_nchwc<BK>(r.x, xc, wp.n, wp.c, wp.c_pad, p.h * p.w, r.stream),
-              "repack launch");
-          !s)
-        return s;
-      wp.x = xc;
-      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nchwc, BK>(wp, r.stream),
-                                       "input transform");
-          !s)
-        return s;
-    } else {
-      if (Status s = detail::rt_status(launch_winograd_input<kT, InLayout::nhwc, BK>(wp, r.stream),
-                                       "input transform");
-          !s)
-        return s;
-    }
-    if (fused)
-      return detail::rt_status(
-          launch_winograd_fused<tile_tag<F, TileKind::winograd_fused>, kT, Atom, kL>(wp, r.packed,
-                                                                                     r.stream),
-          "kernel launch");
-    ConvGemmParams g{};
-    g.k = wp.k;
-    g.p = g.q = 1;
-    g.c_pad = g.k_total = wp.c_pad;
-    g.m = wl.tiles;
-    g.x = wp.v;
-    g.wpk = r.packed;
-    g.epi.y = wp.m;
-    g.epi.out_type = DType::f32;
-    g.a_batch_stride = wl.tiles * wl.c_pad;
-    g.b_batch_stride = p.k * wl.c_pad;
-    g.out_batch_stride = wl.tiles * p.k;
-    if (Status s = launch_engine<F, TileKind::winograd, WinogradIterTag, LayoutKind::nhwc>(
-            g, 36, r.stream);
-        !s)
-      return s;
-    return detail::rt_status(launch_winograd_output<kL>(wp, r.stream), "output transform");
+  /// Calls fn(Family{}) for the family of the plan's method (the registry's type list, no
+  /// per-family switch here); its launcher's error becomes a Status naming `what`.
+  template <class Fn>
+  Status for_family(Fn&& fn, const char* what) const {
+    rt::error_t e = rt::success;
+    const bool found = Families::any([&](auto fam) {
+      if (decltype(fam)::method != desc_.method) return false;
+      e = fn(fam);
+      return true;
+    });
+    if (!found)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: no launcher for ") + to_string(desc_.method)};
+    return detail::rt_status(e, what);
   }
 
   PlanDesc desc_;

@@ -105,30 +105,10 @@ struct PlanDesc {
   return Status::success();
 }
 
-/// The kernels a plan launches, in order (names as in the source), for describe().
+/// The kernels a plan launches, in order (its family's kernel_names), for describe().
 inline std::string plan_kernels(const PlanDesc& d) {
-  const bool nchw = d.layout == LayoutKind::nchw;
-  const std::string gemm = "conv_gemm<";
-  switch (d.method) {
-    case Method::general:
-      return gemm + "GeneralIter " + to_string(d.layout) + ">";
-    case Method::gemm1x1:
-      return gemm + "TapIter " + (nchw ? "nchw" : "nhwc") + " 1x1>";
-    case Method::nhwc3x3:
-      return gemm + "TapIter nhwc 3x3>";
-    case Method::nchw3x3:
-      return gemm + "TapIter nchw 3x3>";
-    case Method::cblocked3x3:
-      return "repack_nchwc, " + gemm + "TapIter nchwc 3x3>";
-    case Method::winograd:
-      return std::string(nchw ? "repack_nchwc, " : "") + "winograd_input_transform, " + gemm +
-             "WinogradIter> x36 batches, winograd_output_transform";
-    case Method::winograd_fused:
-      return std::string(nchw ? "repack_nchwc, " : "") + "winograd_input_transform, winograd_fused";
-    case Method::automatic:
-      break;
-  }
-  return "?";
+  const MethodInfo* mi = find_method(d.method);
+  return mi ? mi->kernel_names(d.layout) : "?";
 }
 
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.

@@ -60,6 +60,7 @@ struct PlanRun {
   void** workspace = nullptr;
   std::size_t* workspace_cap = nullptr;
   Method ran = Method::automatic;
+  std::string kernels;  ///< what the plan's describe() names (plan_kernels)
 };
 using PlanRunFn = Status (*)(PlanRun&);
 

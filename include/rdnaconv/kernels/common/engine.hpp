@@ -12,6 +12,7 @@
 #include "rdnaconv/arch/atoms.hpp"
 #include "rdnaconv/arch/copy.hpp"
 #include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/detail/launch_log.hpp"
 #include "rdnaconv/epilogue.hpp"
 #include "rdnaconv/kernels/common/conv_params.hpp"
 #include "rdnaconv/kernels/common/iterators.hpp"
@@ -252,6 +253,10 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
   pr.n_blocks = int(ceil_div(pr.k, Cfg.block_n));
   const std::int64_t blocks = mb * pr.n_blocks;
   if (blocks > INT_MAX) return rt::invalid_value;  // plan creation rejects such problems first
+  detail::note_launch([&] {
+    return "conv_gemm<" + AIterTag::name() + ">" +
+           (batches > 1 ? " x" + std::to_string(batches) + " batches" : "");
+  });
   auto* kernel = &conv_gemm<Tiles, T, AK, AIterTag, OutL>;
   if constexpr (Cfg.lds_bytes() > 48 * 1024) {
     // Above the static 48 KiB the kernel must opt in; cheap, not a stream operation, so it is
@@ -286,6 +291,7 @@ __global__ void pack_tap_major(const std::uint16_t* __restrict__ w, std::uint16_
 
 inline rt::error_t launch_pack_tap_major(const std::uint16_t* w, std::uint16_t* wpk,
                                          const ConvGemmParams& g, rt::stream_t stream) {
+  detail::note_launch([] { return std::string("pack_tap_major"); });
   const std::int64_t total = std::int64_t(g.k) * g.k_total;
   const std::int64_t blocks = (total + 255) / 256;
   pack_tap_major<><<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(

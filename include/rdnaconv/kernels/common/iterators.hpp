@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "rdnaconv/arch/platform.hpp"
 #include "rdnaconv/kernels/common/conv_params.hpp"
@@ -97,6 +98,7 @@ RDNACONV_DEVICE inline RowOrigin row_origin(const ConvGemmParams& pr, std::int64
 /// vector into (tap, channel), because with c_pad = round8(C) one step may span several taps.
 template <LayoutKind L>
 struct GeneralIterTag {
+  static std::string name() { return std::string("GeneralIter ") + to_string(L); }
   template <class Tiles>
   struct iter : VectorMap<Tiles, Tiles::cfg.block_m, L == LayoutKind::nhwc> {
     using Map = VectorMap<Tiles, Tiles::cfg.block_m, L == LayoutKind::nhwc>;
@@ -179,6 +181,13 @@ struct GeneralIterTag {
 /// (OneTap: once per block, for 1x1 filters), not per channel step.
 template <InLayout IL, bool OneTap>
 struct TapIterTag {
+  static std::string name() {
+    return std::string("TapIter ") +
+           (IL == InLayout::nchw   ? "nchw"
+            : IL == InLayout::nhwc ? "nhwc"
+                                   : "nchwc") +
+           (OneTap ? " 1x1" : " 3x3");
+  }
   template <class Tiles>
   struct iter : VectorMap<Tiles, Tiles::cfg.block_m, IL != InLayout::nchw> {
     using Map = VectorMap<Tiles, Tiles::cfg.block_m, IL != InLayout::nchw>;
@@ -261,6 +270,7 @@ struct TapIterTag {
 
 /// Winograd's batched GEMM: A is V[batch][tile][c_pad], dense.
 struct WinogradIterTag {
+  static std::string name() { return "WinogradIter"; }
   template <class Tiles>
   struct iter : DenseIter<Tiles, Tiles::cfg.block_m> {
     RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int batch)

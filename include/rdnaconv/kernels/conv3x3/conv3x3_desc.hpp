@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
 #include "rdnaconv/problem.hpp"
@@ -23,6 +24,11 @@ struct Conv3x3Variant {
   /// its own repack.
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
     return p.r == 3 && p.s == 3 && l == L && (L != LayoutKind::nhwc || p.c % 8 == 0);
+  }
+  /// The kernels run() launches, as the launch log names them (Plan::describe()).
+  static std::string kernel_names(LayoutKind) {
+    if (M == Method::cblocked3x3) return "repack_nchwc, conv_gemm<TapIter nchwc 3x3>";
+    return M == Method::nhwc3x3 ? "conv_gemm<TapIter nhwc 3x3>" : "conv_gemm<TapIter nchw 3x3>";
   }
   static constexpr bool reads_x_vectors(LayoutKind l) {
     return M == Method::nhwc3x3 && l == LayoutKind::nhwc;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/detail/launch_log.hpp"
 
 namespace rdnaconv::kernels {
 
@@ -41,6 +42,7 @@ __global__ void repack_nchwc(const std::uint16_t* __restrict__ x, std::uint16_t*
 template <int BK>
 inline rt::error_t launch_repack_nchwc(const std::uint16_t* x, std::uint16_t* xc, int n, int c,
                                        int c_pad, std::int64_t hw, rt::stream_t stream) {
+  detail::note_launch([] { return std::string("repack_nchwc"); });
   const std::int64_t total = std::int64_t(n) * (c_pad / 8) * hw;
   const std::int64_t blocks = (total + 255) / 256;
   repack_nchwc<BK>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
 #include "rdnaconv/problem.hpp"
@@ -22,6 +23,10 @@ struct Gemm1x1Family {
     return p.r == 1 && p.s == 1 && (l == LayoutKind::nchw || p.c % 8 == 0);
   }
   static constexpr bool reads_x_vectors(LayoutKind l) { return l == LayoutKind::nhwc; }
+  /// The kernels run() launches, as the launch log names them (Plan::describe()).
+  static std::string kernel_names(LayoutKind l) {
+    return std::string("conv_gemm<TapIter ") + to_string(l) + " 1x1>";
+  }
   static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
     return tap_layout(p, tile_of(f, tile_kind).block_k);
   }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
 #include "rdnaconv/problem.hpp"
@@ -21,6 +22,10 @@ struct GeneralFamily {
   /// Vector loads where C % 8 == 0 and x is 16-byte aligned, element gathers otherwise: one
   /// kernel either way, no alignment contract.
   static constexpr bool reads_x_vectors(LayoutKind) { return false; }
+  /// The kernels run() launches, as the launch log names them (Plan::describe()).
+  static std::string kernel_names(LayoutKind l) {
+    return std::string("conv_gemm<GeneralIter ") + to_string(l) + ">";
+  }
   static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
     return general_layout(p, tile_of(f, tile_kind).block_k);
   }

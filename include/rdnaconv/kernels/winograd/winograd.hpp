@@ -11,6 +11,7 @@
 
 #include "rdnaconv/arch/convert.hpp"
 #include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/detail/launch_log.hpp"
 #include "rdnaconv/epilogue.hpp"
 #include "rdnaconv/kernels/common/iterators.hpp"
 
@@ -229,6 +230,7 @@ inline unsigned grid_for(std::int64_t total) {
 template <DType T>
 inline rt::error_t launch_winograd_filter(const std::uint16_t* w, std::uint16_t* u, int k, int c,
                                           int c_pad, rt::stream_t stream) {
+  detail::note_launch([] { return std::string("winograd_filter_transform"); });
   winograd_filter_transform<T>
       <<<winograd::grid_for(std::int64_t(k) * c_pad), 256, 0, stream>>>(w, u, k, c, c_pad);
   return rt::get_last_error();
@@ -236,6 +238,7 @@ inline rt::error_t launch_winograd_filter(const std::uint16_t* w, std::uint16_t*
 
 template <DType T, InLayout IL, int BK>
 inline rt::error_t launch_winograd_input(const WinogradParams& wp, rt::stream_t stream) {
+  detail::note_launch([] { return std::string("winograd_input_transform"); });
   winograd_input_transform<T, IL, BK>
       <<<winograd::grid_for(wp.tiles * wp.c_pad), 256, 0, stream>>>(wp);
   return rt::get_last_error();
@@ -243,6 +246,7 @@ inline rt::error_t launch_winograd_input(const WinogradParams& wp, rt::stream_t 
 
 template <LayoutKind OutL>
 inline rt::error_t launch_winograd_output(const WinogradParams& wp, rt::stream_t stream) {
+  detail::note_launch([] { return std::string("winograd_output_transform"); });
   winograd_output_transform<OutL><<<winograd::grid_for(wp.tiles * wp.k), 256, 0, stream>>>(wp);
   return rt::get_last_error();
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
 #include "rdnaconv/problem.hpp"
@@ -57,6 +58,12 @@ struct WinogradFamily {
     return winograd_eligible(p);
   }
   static constexpr bool reads_x_vectors(LayoutKind) { return false; }
+  /// The kernels run() launches, as the launch log names them (Plan::describe()).
+  static std::string kernel_names(LayoutKind l) {
+    return std::string(l == LayoutKind::nchw ? "repack_nchwc, " : "") +
+           "winograd_input_transform, conv_gemm<WinogradIter> x36 batches, "
+           "winograd_output_transform";
+  }
   static constexpr int block_k(ArchFamily f) { return tile_of(f, tile_kind).block_k; }
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
     return std::size_t(36 * p.k * round_up(p.c, block_k(f))) * 2;
@@ -75,6 +82,10 @@ struct WinogradFusedFamily {
     return WinogradFamily::can_implement(p, l);
   }
   static constexpr bool reads_x_vectors(LayoutKind l) { return WinogradFamily::reads_x_vectors(l); }
+  static std::string kernel_names(LayoutKind l) {
+    return std::string(l == LayoutKind::nchw ? "repack_nchwc, " : "") +
+           "winograd_input_transform, winograd_fused";
+  }
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
     return WinogradFamily::packed_weight_bytes(p, f);
   }

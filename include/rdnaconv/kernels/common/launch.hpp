@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/// @file launch.hpp The device half of a family's static surface. The host half is the family
+/// struct of its *_desc.hpp (method, name, tile kind, can_implement, reads_x_vectors, sizes;
+/// the registry rows in methods.hpp); the device half is `Launcher<Family>`, specialised in the
+/// family's own folder:
+///   template <ArchFamily F, DType T, AtomKind A, LayoutKind L>
+///   static rt::error_t run(const LaunchArgs&);       // the kernels of one convolution
+///   template <DType T, LayoutKind L>
+///   static rt::error_t prepack(const PrepackArgs&);  // OIHW weights -> the family's packing
+/// The plan (plan.hpp) holds no per-family code: it finds the family of its method in the
+/// registry's type list and calls these. Shared pieces for the direct families are below.
+#pragma once
+
+#include <cstdint>
+
+#include "rdnaconv/kernels/common/engine.hpp"
+#include "rdnaconv/plan_desc.hpp"
+
+namespace rdnaconv::kernels {
+
+/// What a family's run() gets: the plan's description and the call's buffers.
+struct LaunchArgs {
+  const PlanDesc& d;
+  const std::uint16_t* x;       ///< input in the plan's layout
+  const std::uint16_t* packed;  ///< prepacked weights
+  EpilogueParams epi;
+  char* workspace;
+  rt::stream_t stream;
+};
+
+struct PrepackArgs {
+  const PlanDesc& d;
+  const std::uint16_t* w;  ///< OIHW
+  std::uint16_t* packed;
+  rt::stream_t stream;
+};
+
+template <class Family>
+struct Launcher;  // specialised in each family's folder (*_launch.hpp)
+
+/// A direct family's one engine launch over `a_src` (the input, or its repack) with the
+/// family's reduction layout. vec_x: the general kernel reads 16-byte vectors where the input
+/// allows; the tap kernels read vectors only, which can_implement and the alignment contract
+/// guarantee (Plan::check_x_alignment).
+template <class Family, ArchFamily F, DType T, AtomKind A, LayoutKind L, class IterTag>
+inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
+  const Conv2dProblem& p = r.d.problem;
+  ConvGemmParams g = make_conv_params(p, Family::layout(p, F));
+  g.x = a_src;
+  g.wpk = r.packed;
+  g.epi = r.epi;
+  g.vec_x =
+      L == LayoutKind::nhwc && p.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
+  return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
+}
+
+/// The direct families' prepack: the tap-major packing of layouts.hpp with the family's
+/// reduction layout on the plan's tile table.
+template <class Family>
+inline rt::error_t prepack_tap_major(const PrepackArgs& a) {
+  const ConvGemmParams g = make_conv_params(a.d.problem, Family::layout(a.d.problem, a.d.tiles));
+  return launch_pack_tap_major(a.w, a.packed, g, a.stream);
+}
+
+}  // namespace rdnaconv::kernels
