@@ -21,6 +21,29 @@ namespace rdnaconv::kernels {
 
 namespace engine {
 
+/// A thread's place in its block tile and the block's place in the 1-D raster: block ids run
+/// over the n_blocks filter blocks fastest, so the blocks that share one A tile (the same GEMM
+/// rows) run together and read it from DRAM once, while every wave touches all weight panels,
+/// which therefore stay in L2 (weights are small next to activations here).
+struct BlockCoords {
+  int tid, lane, wm, wn;
+  std::int64_t m_block;  ///< first GEMM row of the block
+  int n_block;           ///< first filter of the block
+};
+template <TileConfig Cfg>
+RDNACONV_DEVICE inline BlockCoords block_coords(int n_blocks) {
+  BlockCoords c;
+  c.tid = int(threadIdx.x);
+  c.lane = c.tid % 32;
+  const int warp = c.tid / 32;
+  c.wm = warp % Cfg.warps_m;
+  c.wn = warp / Cfg.warps_m;
+  const std::int64_t bid = blockIdx.x;
+  c.m_block = (bid / n_blocks) * Cfg.block_m;
+  c.n_block = int(bid % n_blocks) * Cfg.block_n;
+  return c;
+}
+
 /// Fills this thread's vectors of one tile into registers (the register-staged pipeline).
 template <class It>
 RDNACONV_DEVICE inline void fetch_regs(const It& it, std::uint32_t (&r)[It::IT][4]) {
@@ -187,21 +210,15 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   using Atom = arch::atom_t<AK, T>;
   using AIter = typename AIterTag::template iter<Tiles>;
   using BIter = DenseIter<Tiles, Cfg.block_n>;
-  constexpr int BM = Cfg.block_m, BN = Cfg.block_n;
   constexpr int AM = Cfg.warp_m() / 16, AN = Cfg.warp_n() / 16;
 
   extern __shared__ uint4 smem_words[];
   std::uint16_t* smem = reinterpret_cast<std::uint16_t*>(smem_words);
 
-  const int tid = int(threadIdx.x);
-  const int lane = tid % 32, warp = tid / 32;
-  const int wm = warp % Cfg.warps_m, wn = warp / Cfg.warps_m;
-  // Raster: the n_blocks column blocks that share one A tile are consecutive block ids, so
-  // they run together and the A tile is read from DRAM once; every wave touches all weight
-  // panels, which therefore stay in L2 (weights are small next to activations here).
-  const std::int64_t bid = blockIdx.x;
-  const std::int64_t m_block = (bid / pr.n_blocks) * BM;
-  const int n_block = int(bid % pr.n_blocks) * BN;
+  const engine::BlockCoords bc = engine::block_coords<Cfg>(pr.n_blocks);
+  const int tid = bc.tid, lane = bc.lane, wm = bc.wm, wn = bc.wn;
+  const std::int64_t m_block = bc.m_block;
+  const int n_block = bc.n_block;
   const int batch = int(blockIdx.y);
 
   AIter a(pr, m_block, tid, batch);

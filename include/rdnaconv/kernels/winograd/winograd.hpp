@@ -24,6 +24,19 @@ template <DType T>
 inline constexpr float kWinogradVScale = T == DType::f16 ? 1.f / 16.f : 1.f;
 
 namespace winograd {
+/// Applies a column transform f (6 values in, N out) to each of the 6 columns of m.
+template <int N, class F>
+RDNACONV_HD inline void transform_columns(const float (&m)[6][6], float (&out)[N][6], F f) {
+#pragma unroll
+  for (int b = 0; b < 6; ++b) {
+    const float col[6] = {m[0][b], m[1][b], m[2][b], m[3][b], m[4][b], m[5][b]};
+    float o[N];
+    f(col, o);
+#pragma unroll
+    for (int r = 0; r < N; ++r) out[r][b] = o[r];
+  }
+}
+
 /// G g for one column g of 3 taps: 6 values.
 RDNACONV_HD inline void g_col(const float (&g)[3], float (&o)[6]) {
   o[0] = 0.25f * g[0];
@@ -166,14 +179,7 @@ __global__ void winograd_input_transform(const RDNACONV_GRID_CONSTANT WinogradPa
         d[a][b] = v;
       }
     float t1[6][6];  // Bᵀ d: columns b
-#pragma unroll
-    for (int b = 0; b < 6; ++b) {
-      const float col[6] = {d[0][b], d[1][b], d[2][b], d[3][b], d[4][b], d[5][b]};
-      float o[6];
-      winograd::bt_col(col, o);
-#pragma unroll
-      for (int a = 0; a < 6; ++a) t1[a][b] = o[a];
-    }
+    winograd::transform_columns(d, t1, winograd::bt_col);
     const std::int64_t slice = wp.tiles * wp.c_pad;
 #pragma unroll
     for (int a = 0; a < 6; ++a) {
@@ -201,14 +207,7 @@ __global__ void winograd_output_transform(const RDNACONV_GRID_CONSTANT WinogradP
 #pragma unroll
       for (int b = 0; b < 6; ++b) mv[a][b] = wp.m[(a * 6 + b) * slice + i];
     float t1[4][6];  // Aᵀ M: columns b
-#pragma unroll
-    for (int b = 0; b < 6; ++b) {
-      const float col[6] = {mv[0][b], mv[1][b], mv[2][b], mv[3][b], mv[4][b], mv[5][b]};
-      float o[4];
-      winograd::at_col(col, o);
-#pragma unroll
-      for (int r = 0; r < 4; ++r) t1[r][b] = o[r];
-    }
+    winograd::transform_columns(mv, t1, winograd::at_col);
     const winograd::TileOrigin to = winograd::tile_origin(wp, t);
     const float bias = load_bias(wp.epi.bias, wp.epi.bias_type, ko);
 #pragma unroll

@@ -64,17 +64,14 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   using Atom = arch::atom_t<AK, T>;
   using It = winograd::FusedIter<Tiles, Cfg.block_m>;
   using ItB = winograd::FusedIter<Tiles, Cfg.block_n>;
-  constexpr int BM = Cfg.block_m, BN = Cfg.block_n;
 
   extern __shared__ uint4 smem_words[];
   std::uint16_t* smem = reinterpret_cast<std::uint16_t*>(smem_words);
 
-  const int tid = int(threadIdx.x);
-  const int lane = tid % 32, warp = tid / 32;
-  const int wm = warp % Cfg.warps_m, wn = warp / Cfg.warps_m;
-  const std::int64_t bid = blockIdx.x;
-  const std::int64_t m_block = (bid / n_blocks) * BM;
-  const int n_block = int(bid % n_blocks) * BN;
+  const engine::BlockCoords bc = engine::block_coords<Cfg>(n_blocks);
+  const int tid = bc.tid, lane = bc.lane, wm = bc.wm, wn = bc.wn;
+  const std::int64_t m_block = bc.m_block;
+  const int n_block = bc.n_block;
   const int nc = wp.c_pad / Cfg.block_k;
 
   It a(wp.v + m_block * wp.c_pad, wp.c_pad, wp.tiles - m_block, tid, wp.tiles * wp.c_pad, nc);
