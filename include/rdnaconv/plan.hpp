@@ -5,13 +5,13 @@
 /// safe inside stream/graph capture.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
 
+#include "rdnaconv/arch/device_query.hpp"
 #include "rdnaconv/arch/platform.hpp"
 #include "rdnaconv/kernels/launchers.hpp"
 #include "rdnaconv/plan_desc.hpp"
@@ -45,47 +45,9 @@ inline bool log_enabled() {
 }
 }  // namespace detail
 
-/// Reads the device's architecture at run time (host code has no target macros). The answer
-/// per device id is cached: it is a fixed property of the device, so it cannot go stale, and
-/// the properties query is slow enough to matter in a one-shot call.
+/// The device's facts for planning (arch/device_query.hpp: one cached query per device).
 [[nodiscard]] inline Status query_device(int device, DeviceInfo& out) {
-  if (device < 0)
-    if (Status s = detail::rt_status(rt::get_device(&device), "no current device"); !s) return s;
-  static std::atomic<std::uint32_t> cache[64];  // 0 = unknown; else amd<<31 | warp<<24 | arch
-  if (device < 64) {
-    const std::uint32_t c = cache[device].load(std::memory_order_relaxed);
-    if (c) {
-      out = make_device_info((c >> 31) != 0, int(c & 0xffffffu), int((c >> 24) & 0x7fu));
-      return Status::success();
-    }
-  }
-  int arch = 0;
-  char name[64];
-  if (Status s =
-          detail::rt_status(rt::device_arch(device, &arch, name, sizeof name), "device query");
-      !s)
-    return s;
-#if defined(RDNACONV_BACKEND_CUDA)
-  const bool amd = false;
-  int warp = 32;
-  if (Status s = detail::rt_status(cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, device),
-                                   "warp size");
-      !s)
-    return s;
-#else
-  const bool amd = true;
-  int warp = 32;
-  if (Status s = detail::rt_status(hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device),
-                                   "warp size");
-      !s)
-    return s;
-#endif
-  out = make_device_info(amd, arch, warp);
-  if (device < 64)
-    cache[device].store((amd ? 1u << 31 : 0u) | (std::uint32_t(warp & 0x7f) << 24) |
-                            (std::uint32_t(arch) & 0xffffffu),
-                        std::memory_order_relaxed);
-  return Status::success();
+  return detail::rt_status(arch::query_device(device, out), "device query");
 }
 
 /// A planned convolution for input type T (fp16_t or bf16_t) and Layout (NCHW or NHWC).
