@@ -11,7 +11,7 @@
 
 #include "rdnaconv/kernels/conv3x3/conv3x3_desc.hpp"
 #include "rdnaconv/kernels/gemm1x1/gemm1x1_desc.hpp"
-#include "rdnaconv/kernels/implicit_gemm/implicit_gemm_desc.hpp"
+#include "rdnaconv/kernels/general/general_desc.hpp"
 #include "rdnaconv/kernels/winograd/winograd_desc.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
@@ -27,8 +27,8 @@ struct MethodInfo {
   bool (*reads_x_vectors)(LayoutKind);
   /// The kernels a run launches on this layout, in order (describe(), the launch log's names).
   std::string (*kernel_names)(LayoutKind);
-  std::size_t (*packed_weight_bytes)(const Conv2dProblem&, ArchFamily);
-  std::size_t (*workspace_bytes)(const Conv2dProblem&, LayoutKind, ArchFamily);
+  std::size_t (*packed_weight_bytes)(const Conv2dProblem&, ArchClass);
+  std::size_t (*workspace_bytes)(const Conv2dProblem&, LayoutKind, ArchClass);
 };
 
 namespace detail {
@@ -40,8 +40,8 @@ constexpr MethodInfo method_row() {
           [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
           [](LayoutKind l) { return F::reads_x_vectors(l); },
           [](LayoutKind l) { return F::kernel_names(l); },
-          [](const Conv2dProblem& p, ArchFamily f) { return F::packed_weight_bytes(p, f); },
-          [](const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
+          [](const Conv2dProblem& p, ArchClass f) { return F::packed_weight_bytes(p, f); },
+          [](const Conv2dProblem& p, LayoutKind l, ArchClass f) {
             return F::workspace_bytes(p, l, f);
           }};
 }

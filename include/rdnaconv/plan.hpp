@@ -150,27 +150,27 @@ class Plan {
     return Status::success();
   }
 
-  template <ArchFamily F>
-  using family_c = std::integral_constant<ArchFamily, F>;
+  template <ArchClass F>
+  using family_c = std::integral_constant<ArchClass, F>;
 
   /// The one run-time-to-constexpr switch of a launch: the tile table. Only tables this build
   /// can use are instantiated (RDNA tables on HIP, sm80 on CUDA; emulated atoms: their RDNA table).
   template <class Fn>
-  auto with_tiles(Fn&& fn) const -> decltype(fn(family_c<ArchFamily::generic>{})) {
+  auto with_tiles(Fn&& fn) const -> decltype(fn(family_c<ArchClass::generic>{})) {
     if constexpr (Atom == AtomKind::gfx11) {
-      return fn(family_c<ArchFamily::rdna3>{});
+      return fn(family_c<ArchClass::rdna3>{});
     } else if constexpr (Atom == AtomKind::gfx12) {
-      return fn(family_c<ArchFamily::rdna4>{});
+      return fn(family_c<ArchClass::rdna4>{});
     } else if constexpr (Atom == AtomKind::fma) {
-      return fn(family_c<ArchFamily::generic>{});
+      return fn(family_c<ArchClass::generic>{});
     } else {
 #if defined(RDNACONV_BACKEND_CUDA)
-      if (desc_.tiles == ArchFamily::sm80) return fn(family_c<ArchFamily::sm80>{});
+      if (desc_.tiles == ArchClass::sm80) return fn(family_c<ArchClass::sm80>{});
 #else
-      if (desc_.tiles == ArchFamily::rdna3) return fn(family_c<ArchFamily::rdna3>{});
-      if (desc_.tiles == ArchFamily::rdna4) return fn(family_c<ArchFamily::rdna4>{});
+      if (desc_.tiles == ArchClass::rdna3) return fn(family_c<ArchClass::rdna3>{});
+      if (desc_.tiles == ArchClass::rdna4) return fn(family_c<ArchClass::rdna4>{});
 #endif
-      return fn(family_c<ArchFamily::generic>{});
+      return fn(family_c<ArchClass::generic>{});
     }
   }
 

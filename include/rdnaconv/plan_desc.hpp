@@ -15,18 +15,18 @@ namespace rdnaconv {
 
 /// Whose tile table a plan uses: the device's own for the native atom; the RDNA tables for the
 /// emulated RDNA atoms (so the emulation runs the RDNA tiles and pipeline); generic for fma.
-constexpr ArchFamily tile_family(AtomKind atom, ArchFamily device) {
+constexpr ArchClass tile_family(AtomKind atom, ArchClass device) {
   switch (atom) {
     case AtomKind::native:
       return device;
     case AtomKind::gfx11:
-      return ArchFamily::rdna3;
+      return ArchClass::rdna3;
     case AtomKind::gfx12:
-      return ArchFamily::rdna4;
+      return ArchClass::rdna4;
     case AtomKind::fma:
       break;
   }
-  return ArchFamily::generic;
+  return ArchClass::generic;
 }
 
 struct PlanDesc {
@@ -36,9 +36,9 @@ struct PlanDesc {
   Conv2dOptions options;
   DeviceInfo device;
   AtomKind atom = AtomKind::native;
-  ArchFamily tiles = ArchFamily::generic;  ///< tile table in use (tile_family)
-  Method routed = Method::general;         ///< what the router asked for
-  Method method = Method::general;         ///< what runs (routed, or general where routed can't)
+  ArchClass tiles = ArchClass::generic;  ///< tile table in use (tile_family)
+  Method routed = Method::general;       ///< what the router asked for
+  Method method = Method::general;       ///< what runs (routed, or general where routed can't)
   std::string reason;  ///< why this method: forced, or the router's rule (and any fallback)
   std::size_t workspace_bytes = 0;
   std::size_t packed_weight_bytes = 0;

@@ -33,10 +33,10 @@ struct RouterThresholds {
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 
-constexpr RouterThresholds router_thresholds(ArchFamily f) {
+constexpr RouterThresholds router_thresholds(ArchClass f) {
   switch (f) {
-    case ArchFamily::rdna3:
-    case ArchFamily::rdna4:
+    case ArchClass::rdna3:
+    case ArchClass::rdna4:
       return {.tap_min_c = 16,
               .winograd_min_c = 256,
               .winograd_min_k = 256,
@@ -48,7 +48,7 @@ constexpr RouterThresholds router_thresholds(ArchFamily f) {
     // H200 sweep (docs/ROUTER.md): Winograd won only where the direct grid is small (few output
     // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
     // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
-    case ArchFamily::sm80:
+    case ArchClass::sm80:
       return {.tap_min_c = 16,
               .winograd_min_c = 128,
               .winograd_min_k = 1,
@@ -57,7 +57,7 @@ constexpr RouterThresholds router_thresholds(ArchFamily f) {
               .winograd_max_pixels = 4096,
               .cblocked_min_k = 1,
               .fused_max_k = 32};
-    case ArchFamily::generic:
+    case ArchClass::generic:
       break;
   }
   // no matrix units: keep to the direct methods
@@ -86,7 +86,7 @@ constexpr bool winograd_precise_enough(DType t) {
   return t == DType::f16;
 }
 
-constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, ArchFamily family,
+constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, ArchClass family,
                                  DType dtype = DType::f16) {
   const RouterThresholds t = router_thresholds(family);
   if (p.r == 1 && p.s == 1)
@@ -107,7 +107,7 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
   return {Method::general, "R x S other than 1x1 and 3x3"};
 }
 
-constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchFamily family,
+constexpr Method route(const Conv2dProblem& p, LayoutKind layout, ArchClass family,
                        DType dtype = DType::f16) {
   return route_explained(p, layout, family, dtype).method;
 }

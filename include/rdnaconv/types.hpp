@@ -50,7 +50,7 @@ constexpr bool is_winograd(Method m) {
 enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
 
 /// Architecture families that own a tile table.
-enum class ArchFamily : std::uint8_t { generic, rdna3, rdna4, sm80 };
+enum class ArchClass : std::uint8_t { generic, rdna3, rdna4, sm80 };
 
 enum class StatusCode : std::uint8_t {
   ok,
@@ -147,15 +147,15 @@ constexpr const char* to_string(AtomKind a) {
   }
   return "?";
 }
-constexpr const char* to_string(ArchFamily f) {
+constexpr const char* to_string(ArchClass f) {
   switch (f) {
-    case ArchFamily::generic:
+    case ArchClass::generic:
       return "generic";
-    case ArchFamily::rdna3:
+    case ArchClass::rdna3:
       return "rdna3";
-    case ArchFamily::rdna4:
+    case ArchClass::rdna4:
       return "rdna4";
-    case ArchFamily::sm80:
+    case ArchClass::sm80:
       return "sm80";
   }
   return "?";

@@ -95,7 +95,7 @@ TEST(ModelTables, UniqueShapes) {
 }
 
 TEST(ModelTables, EveryLayerRoutesToAnImplementingMethod) {
-  for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4, ArchFamily::sm80, ArchFamily::generic})
+  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::generic})
     for (const std::string& m : models::model_names())
       for (const auto& l : models::model(m))
         for (LayoutKind lk : {LayoutKind::nchw, LayoutKind::nhwc}) {

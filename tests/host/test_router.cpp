@@ -15,33 +15,33 @@ constexpr Conv2dProblem kVae3x3 = make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1
 constexpr Conv2dProblem kSmall3x3 = make_problem(1, 64, 56, 56, 64, 3, 3, 1, 1);
 constexpr Conv2dProblem kStem = make_problem(1, 3, 224, 224, 64, 7, 7, 2, 3);
 
-static_assert(route(kRes1x1, LayoutKind::nhwc, ArchFamily::sm80) == Method::gemm1x1);
-static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::rdna4) == Method::winograd);
-static_assert(route(kSmall3x3, LayoutKind::nhwc, ArchFamily::rdna3) == Method::nhwc3x3);
-static_assert(route(kSmall3x3, LayoutKind::nchw, ArchFamily::rdna3) == Method::cblocked3x3);
-static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::sm80) ==
+static_assert(route(kRes1x1, LayoutKind::nhwc, ArchClass::sm80) == Method::gemm1x1);
+static_assert(route(kVae3x3, LayoutKind::nhwc, ArchClass::rdna4) == Method::winograd);
+static_assert(route(kSmall3x3, LayoutKind::nhwc, ArchClass::rdna3) == Method::nhwc3x3);
+static_assert(route(kSmall3x3, LayoutKind::nchw, ArchClass::rdna3) == Method::cblocked3x3);
+static_assert(route(kVae3x3, LayoutKind::nhwc, ArchClass::sm80) ==
               Method::nhwc3x3);  // measured: direct wins
 static_assert(route(make_problem(1, 256, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc,
-                    ArchFamily::sm80) ==
+                    ArchClass::sm80) ==
               Method::winograd);  // small grid, moderate K: Winograd won the sweep
-static_assert(route(kStem, LayoutKind::nchw, ArchFamily::sm80) == Method::general);
+static_assert(route(kStem, LayoutKind::nchw, ArchClass::sm80) == Method::general);
 // the VAE's output conv (C = 128 -> K = 3 at 512²): the fused Winograd beat the direct kernels
 constexpr Conv2dProblem kVaeOut = make_problem(1, 128, 512, 512, 3, 3, 3, 1, 1);
-static_assert(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80) == Method::winograd_fused);
-static_assert(route(kVaeOut, LayoutKind::nchw, ArchFamily::rdna3) == Method::winograd_fused);
-static_assert(route(kVaeOut, LayoutKind::nchw, ArchFamily::generic) == Method::cblocked3x3);
+static_assert(route(kVaeOut, LayoutKind::nhwc, ArchClass::sm80) == Method::winograd_fused);
+static_assert(route(kVaeOut, LayoutKind::nchw, ArchClass::rdna3) == Method::winograd_fused);
+static_assert(route(kVaeOut, LayoutKind::nchw, ArchClass::generic) == Method::cblocked3x3);
 // the encoder's output conv (C = 512 -> K = 32 at 64²) stays in the unfused window, where it won
 static_assert(route(make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1), LayoutKind::nhwc,
-                    ArchFamily::sm80) == Method::winograd);
-static_assert(route(kVae3x3, LayoutKind::nhwc, ArchFamily::generic) == Method::nhwc3x3);
+                    ArchClass::sm80) == Method::winograd);
+static_assert(route(kVae3x3, LayoutKind::nhwc, ArchClass::generic) == Method::nhwc3x3);
 static_assert(kStem.p() == 112 && kStem.q() == 112);
 }  // namespace
 
 TEST(Router, RulesPerFamily) {
-  for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4, ArchFamily::sm80}) {
+  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80}) {
     EXPECT_EQ(route(kRes1x1, LayoutKind::nchw, f), Method::gemm1x1);
     EXPECT_EQ(route(kVae3x3, LayoutKind::nchw, f),
-              f == ArchFamily::sm80 ? Method::cblocked3x3 : Method::winograd);
+              f == ArchClass::sm80 ? Method::cblocked3x3 : Method::winograd);
     EXPECT_EQ(route(kSmall3x3, LayoutKind::nhwc, f), Method::nhwc3x3);
     EXPECT_EQ(route(kStem, LayoutKind::nhwc, f), Method::general);
   }
@@ -51,7 +51,7 @@ TEST(Router, WinogradEligibility) {
   Conv2dProblem p = kVae3x3;
   p.stride_h = p.stride_w = 2;
   EXPECT_FALSE(winograd_eligible(p));
-  EXPECT_EQ(route(p, LayoutKind::nhwc, ArchFamily::sm80), Method::nhwc3x3);  // strided 3x3
+  EXPECT_EQ(route(p, LayoutKind::nhwc, ArchClass::sm80), Method::nhwc3x3);  // strided 3x3
   p = kVae3x3;
   p.dil_h = 2;
   EXPECT_FALSE(winograd_eligible(p));
@@ -68,7 +68,7 @@ TEST(Router, PlanRunsWhatTheRouterPicks) {
     for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc}) {
       PlanDesc d;
       ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, l, {}, dev).ok());
-      EXPECT_EQ(d.routed, route(p, l, ArchFamily::sm80, DType::bf16));
+      EXPECT_EQ(d.routed, route(p, l, ArchClass::sm80, DType::bf16));
       EXPECT_EQ(d.method, d.routed);
       EXPECT_TRUE(can_implement(d.method, p, l));
     }
@@ -77,14 +77,14 @@ TEST(Router, PlanRunsWhatTheRouterPicks) {
 TEST(Router, NeverWinogradForBf16) {
   // bf16's 8-bit significand: Winograd's error amplification gives errors of the order of the
   // outputs (kernels/winograd/README.md); fp16 keeps the measured Winograd windows
-  for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4, ArchFamily::sm80, ArchFamily::generic})
+  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::generic})
     for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc})
       for (const Conv2dProblem& p : {kVae3x3, kVaeOut, make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1),
                                      make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)})
         EXPECT_FALSE(is_winograd(route(p, l, f, DType::bf16)))
             << to_string(f) << " " << describe(p);
-  EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80, DType::f16), Method::winograd_fused);
-  EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchFamily::sm80, DType::bf16), Method::nhwc3x3);
+  EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchClass::sm80, DType::f16), Method::winograd_fused);
+  EXPECT_EQ(route(kVaeOut, LayoutKind::nhwc, ArchClass::sm80, DType::bf16), Method::nhwc3x3);
 }
 
 TEST(Router, PlanNamesWhatRunsAndWhy) {
@@ -129,9 +129,9 @@ TEST(Router, PlanNamesWhatRunsAndWhy) {
 
 TEST(Router, SmallChannelCountsStayOnGeneral) {
   // tap families pad C to the 32-wide reduction step: for C = 3 or 8 that is 4-10x the work
-  EXPECT_EQ(route(make_problem(1, 3, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchFamily::sm80),
+  EXPECT_EQ(route(make_problem(1, 3, 64, 64, 128, 3, 3, 1, 1), LayoutKind::nhwc, ArchClass::sm80),
             Method::general);
-  EXPECT_EQ(route(make_problem(1, 8, 64, 64, 128, 1, 1), LayoutKind::nchw, ArchFamily::sm80),
+  EXPECT_EQ(route(make_problem(1, 8, 64, 64, 128, 1, 1), LayoutKind::nchw, ArchClass::sm80),
             Method::general);
 }
 
@@ -140,11 +140,11 @@ TEST(Router, EmulatedAtomsUseTheRdnaTables) {
   ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {},
                              make_device_info(false, 90, 32), AtomKind::gfx11)
                   .ok());
-  EXPECT_EQ(d.tiles, ArchFamily::rdna3);
+  EXPECT_EQ(d.tiles, ArchClass::rdna3);
   ASSERT_TRUE(make_plan_desc(d, kSmall3x3, DType::f16, LayoutKind::nhwc, {},
                              make_device_info(false, 90, 32), AtomKind::gfx12)
                   .ok());
-  EXPECT_EQ(d.tiles, ArchFamily::rdna4);
+  EXPECT_EQ(d.tiles, ArchClass::rdna4);
 }
 
 TEST(Registry, OneRowPerMethodWithSizes) {
@@ -156,15 +156,14 @@ TEST(Registry, OneRowPerMethodWithSizes) {
   EXPECT_EQ(find_method("nope"), nullptr);
   const Conv2dProblem p = make_problem(2, 40, 20, 20, 70, 3, 3, 1, 1);
   // tap families: [K][9][C_pad], C_pad = 64 (40 rounded to the 32-wide step)
-  EXPECT_EQ(find_method(Method::nhwc3x3)->packed_weight_bytes(p, ArchFamily::sm80),
+  EXPECT_EQ(find_method(Method::nhwc3x3)->packed_weight_bytes(p, ArchClass::sm80),
             70u * 9 * 64 * 2);
-  EXPECT_EQ(
-      find_method(Method::cblocked3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
-      2u * 64 * 20 * 20 * 2);
-  EXPECT_EQ(find_method(Method::nchw3x3)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
+  EXPECT_EQ(find_method(Method::cblocked3x3)->workspace_bytes(p, LayoutKind::nchw, ArchClass::sm80),
+            2u * 64 * 20 * 20 * 2);
+  EXPECT_EQ(find_method(Method::nchw3x3)->workspace_bytes(p, LayoutKind::nchw, ArchClass::sm80),
             0u);
   // Winograd: U [36][K][C_pad]; V [36][tiles][C_pad] + M [36][tiles][K] fp32, 5x5 tiles per image
-  EXPECT_EQ(find_method(Method::winograd)->packed_weight_bytes(p, ArchFamily::sm80),
+  EXPECT_EQ(find_method(Method::winograd)->packed_weight_bytes(p, ArchClass::sm80),
             36u * 70 * 64 * 2);
   const auto wl = kernels::winograd_layout(p, LayoutKind::nhwc, 32);
   EXPECT_EQ(wl.tiles, 2 * 5 * 5);
@@ -175,13 +174,13 @@ TEST(Registry, OneRowPerMethodWithSizes) {
   EXPECT_EQ(wn.v_off,
             std::size_t(kernels::round_up(2 * 64 * 20 * 20 * 2, 256)));  // after the NCHWc repack
   // the fused variant: the same U, and a workspace without M
-  EXPECT_EQ(find_method(Method::winograd_fused)->packed_weight_bytes(p, ArchFamily::sm80),
+  EXPECT_EQ(find_method(Method::winograd_fused)->packed_weight_bytes(p, ArchClass::sm80),
             36u * 70 * 64 * 2);
   EXPECT_EQ(
-      find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nhwc, ArchFamily::sm80),
+      find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nhwc, ArchClass::sm80),
       wl.m_off);
   EXPECT_EQ(
-      find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nchw, ArchFamily::sm80),
+      find_method(Method::winograd_fused)->workspace_bytes(p, LayoutKind::nchw, ArchClass::sm80),
       wn.m_off);
 }
 
@@ -216,19 +215,19 @@ TEST(ShapeMath, PackedLayouts) {
 }
 
 TEST(ShapeMath, TileTables) {
-  for (ArchFamily f : {ArchFamily::rdna3, ArchFamily::rdna4}) {
+  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4}) {
     const kernels::TileConfig t = kernels::tile_of(f, kernels::TileKind::conv3x3);
     EXPECT_LE(t.lds_bytes(), 64 * 1024);  // RDNA: 64 KiB of LDS per workgroup
     EXPECT_FALSE(t.async_copy());         // no async global->LDS copy on gfx11/gfx12
   }
-  EXPECT_TRUE(kernels::tile_of(ArchFamily::sm80, kernels::TileKind::general).async_copy());
+  EXPECT_TRUE(kernels::tile_of(ArchClass::sm80, kernels::TileKind::general).async_copy());
 }
 
 TEST(DeviceFamily, Mapping) {
-  EXPECT_EQ(family_from_gfx(1100), ArchFamily::rdna3);
-  EXPECT_EQ(family_from_gfx(1151), ArchFamily::rdna3);
-  EXPECT_EQ(family_from_gfx(1201), ArchFamily::rdna4);
-  EXPECT_EQ(family_from_gfx(1030), ArchFamily::generic);
-  EXPECT_EQ(family_from_cuda_cc(90), ArchFamily::sm80);
-  EXPECT_EQ(family_from_cuda_cc(75), ArchFamily::generic);
+  EXPECT_EQ(family_from_gfx(1100), ArchClass::rdna3);
+  EXPECT_EQ(family_from_gfx(1151), ArchClass::rdna3);
+  EXPECT_EQ(family_from_gfx(1201), ArchClass::rdna4);
+  EXPECT_EQ(family_from_gfx(1030), ArchClass::generic);
+  EXPECT_EQ(family_from_cuda_cc(90), ArchClass::sm80);
+  EXPECT_EQ(family_from_cuda_cc(75), ArchClass::generic);
 }

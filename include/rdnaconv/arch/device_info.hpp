@@ -12,18 +12,18 @@ struct DeviceInfo {
   bool amd = false;  ///< true: `arch` is the gfx number (1100, 1201, ...); false: CUDA cc (90)
   int arch = 0;
   int warp_size = 32;
-  ArchFamily family = ArchFamily::generic;
+  ArchClass family = ArchClass::generic;
 };
 
 /// gfx11xx (RDNA3, RDNA3.5) and gfx12xx (RDNA4) have WMMA; other AMD targets use the FMA atom.
-constexpr ArchFamily family_from_gfx(int gfx) {
-  if (gfx >= 1100 && gfx < 1200) return ArchFamily::rdna3;
-  if (gfx >= 1200 && gfx < 1300) return ArchFamily::rdna4;
-  return ArchFamily::generic;
+constexpr ArchClass family_from_gfx(int gfx) {
+  if (gfx >= 1100 && gfx < 1200) return ArchClass::rdna3;
+  if (gfx >= 1200 && gfx < 1300) return ArchClass::rdna4;
+  return ArchClass::generic;
 }
 /// sm_80 and newer have mma.sync m16n8k16 for f16 and bf16.
-constexpr ArchFamily family_from_cuda_cc(int cc) {
-  return cc >= 80 ? ArchFamily::sm80 : ArchFamily::generic;
+constexpr ArchClass family_from_cuda_cc(int cc) {
+  return cc >= 80 ? ArchClass::sm80 : ArchClass::generic;
 }
 
 constexpr DeviceInfo make_device_info(bool amd, int arch, int warp_size) {

@@ -6,5 +6,5 @@
 
 #include "rdnaconv/kernels/conv3x3/conv3x3_launch.hpp"
 #include "rdnaconv/kernels/gemm1x1/gemm1x1_launch.hpp"
-#include "rdnaconv/kernels/implicit_gemm/implicit_gemm_launch.hpp"
+#include "rdnaconv/kernels/general/general_launch.hpp"
 #include "rdnaconv/kernels/winograd/winograd_launch.hpp"

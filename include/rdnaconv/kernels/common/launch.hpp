@@ -3,7 +3,7 @@
 /// struct of its *_desc.hpp (method, name, tile kind, can_implement, reads_x_vectors, sizes;
 /// the registry rows in methods.hpp); the device half is `Launcher<Family>`, specialised in the
 /// family's own folder:
-///   template <ArchFamily F, DType T, AtomKind A, LayoutKind L>
+///   template <ArchClass F, DType T, AtomKind A, LayoutKind L>
 ///   static rt::error_t run(const LaunchArgs&);       // the kernels of one convolution
 ///   template <DType T, LayoutKind L>
 ///   static rt::error_t prepack(const PrepackArgs&);  // OIHW weights -> the family's packing
@@ -42,7 +42,7 @@ struct Launcher;  // specialised in each family's folder (*_launch.hpp)
 /// family's reduction layout. vec_x: the general kernel reads 16-byte vectors where the input
 /// allows; the tap kernels read vectors only, which can_implement and the alignment contract
 /// guarantee (Plan::check_x_alignment).
-template <class Family, ArchFamily F, DType T, AtomKind A, LayoutKind L, class IterTag>
+template <class Family, ArchClass F, DType T, AtomKind A, LayoutKind L, class IterTag>
 inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   const Conv2dProblem& p = r.d.problem;
   ConvGemmParams g = make_conv_params(p, Family::layout(p, F));

@@ -99,15 +99,15 @@ static_assert(kRdnaFusedTile.block_k == kRdna3Tile.block_k &&
                   kSm80FusedTile.block_k == kSm80Tile.block_k,
               "both Winograd variants share U and V");
 
-constexpr const ArchTiles& arch_tiles(ArchFamily f) {
+constexpr const ArchTiles& arch_tiles(ArchClass f) {
   switch (f) {
-    case ArchFamily::rdna3:
+    case ArchClass::rdna3:
       return kRdna3Tiles;
-    case ArchFamily::rdna4:
+    case ArchClass::rdna4:
       return kRdna4Tiles;
-    case ArchFamily::sm80:
+    case ArchClass::sm80:
       return kSm80Tiles;
-    case ArchFamily::generic:
+    case ArchClass::generic:
       break;
   }
   return kGenericTiles;
@@ -123,7 +123,7 @@ struct TileTag {
 /// Which row of an ArchTiles table.
 enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd, winograd_fused };
 
-constexpr TileConfig tile_of(ArchFamily f, TileKind k) {
+constexpr TileConfig tile_of(ArchClass f, TileKind k) {
   const ArchTiles& t = arch_tiles(f);
   switch (k) {
     case TileKind::general:
@@ -140,7 +140,7 @@ constexpr TileConfig tile_of(ArchFamily f, TileKind k) {
   return t.general;
 }
 
-template <ArchFamily F, TileKind K>
+template <ArchClass F, TileKind K>
 using tile_tag = TileTag<tile_of(F, K).block_m, tile_of(F, K).block_n, tile_of(F, K).block_k,
                          tile_of(F, K).warps_m, tile_of(F, K).warps_n, tile_of(F, K).stages>;
 

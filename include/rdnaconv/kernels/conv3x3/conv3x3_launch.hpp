@@ -13,7 +13,7 @@ namespace rdnaconv::kernels {
 template <Method M, LayoutKind VL>
 struct Launcher<Conv3x3Variant<M, VL>> {
   using Family = Conv3x3Variant<M, VL>;
-  template <ArchFamily F, DType T, AtomKind A, LayoutKind L>
+  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
   static rt::error_t run(const LaunchArgs& r) {
     if constexpr (L != VL) {
       return rt::invalid_value;  // unreachable: can_implement refuses the other layout

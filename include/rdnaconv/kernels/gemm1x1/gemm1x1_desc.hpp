@@ -27,13 +27,13 @@ struct Gemm1x1Family {
   static std::string kernel_names(LayoutKind l) {
     return std::string("conv_gemm<TapIter ") + to_string(l) + " 1x1>";
   }
-  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
+  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchClass f) {
     return tap_layout(p, tile_of(f, tile_kind).block_k);
   }
-  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
     return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
   }
-  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchFamily) {
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchClass) {
     return 0;
   }
 };

@@ -9,7 +9,7 @@ namespace rdnaconv::kernels {
 
 template <>
 struct Launcher<Gemm1x1Family> {
-  template <ArchFamily F, DType T, AtomKind A, LayoutKind L>
+  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
   static rt::error_t run(const LaunchArgs& r) {
     constexpr InLayout kIn = L == LayoutKind::nhwc ? InLayout::nhwc : InLayout::nchw;
     return run_direct<Gemm1x1Family, F, T, A, L, TapIterTag<kIn, true>>(r, r.x);

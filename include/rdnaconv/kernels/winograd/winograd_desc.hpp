@@ -64,11 +64,11 @@ struct WinogradFamily {
            "winograd_input_transform, conv_gemm<WinogradIter> x36 batches, "
            "winograd_output_transform";
   }
-  static constexpr int block_k(ArchFamily f) { return tile_of(f, tile_kind).block_k; }
-  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+  static constexpr int block_k(ArchClass f) { return tile_of(f, tile_kind).block_k; }
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
     return std::size_t(36 * p.k * round_up(p.c, block_k(f))) * 2;
   }
-  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchClass f) {
     return winograd_layout(p, l, block_k(f)).workspace;
   }
 };
@@ -86,10 +86,10 @@ struct WinogradFusedFamily {
     return std::string(l == LayoutKind::nchw ? "repack_nchwc, " : "") +
            "winograd_input_transform, winograd_fused";
   }
-  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
     return WinogradFamily::packed_weight_bytes(p, f);
   }
-  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchFamily f) {
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchClass f) {
     return winograd_layout(p, l, WinogradFamily::block_k(f), false).workspace;
   }
 };

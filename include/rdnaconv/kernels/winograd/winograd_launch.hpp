@@ -67,7 +67,7 @@ inline rt::error_t prepack(const PrepackArgs& a) {
 
 template <>
 struct Launcher<WinogradFamily> {
-  template <ArchFamily F, DType T, AtomKind A, LayoutKind L>
+  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
   static rt::error_t run(const LaunchArgs& r) {
     constexpr int BK = tile_of(F, TileKind::winograd).block_k;
     const WinogradLayout wl = winograd_layout(r.d.problem, L, BK, true);
@@ -101,7 +101,7 @@ struct Launcher<WinogradFamily> {
 
 template <>
 struct Launcher<WinogradFusedFamily> {
-  template <ArchFamily F, DType T, AtomKind A, LayoutKind L>
+  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
   static rt::error_t run(const LaunchArgs& r) {
     constexpr int BK = tile_of(F, TileKind::winograd).block_k;  // U and V as the unfused variant's
     const WinogradLayout wl = winograd_layout(r.d.problem, L, BK, false);

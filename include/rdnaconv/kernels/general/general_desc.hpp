@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/// @file implicit_gemm_desc.hpp Host-side description of the general (implicit GEMM) family:
+/// @file general_desc.hpp Host-side description of the general (implicit GEMM) family:
 /// what it accepts, its packing and its sizes. No runtime headers.
 #pragma once
 
@@ -26,13 +26,13 @@ struct GeneralFamily {
   static std::string kernel_names(LayoutKind l) {
     return std::string("conv_gemm<GeneralIter ") + to_string(l) + ">";
   }
-  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchFamily f) {
+  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchClass f) {
     return general_layout(p, tile_of(f, tile_kind).block_k);
   }
-  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchFamily f) {
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
     return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
   }
-  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchFamily) {
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchClass) {
     return 0;
   }
 };

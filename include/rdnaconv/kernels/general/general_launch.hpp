@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
-/// @file implicit_gemm_launch.hpp The general family's launcher (common/launch.hpp).
+/// @file general_launch.hpp The general family's launcher (common/launch.hpp).
 #pragma once
 
 #include "rdnaconv/kernels/common/launch.hpp"
-#include "rdnaconv/kernels/implicit_gemm/implicit_gemm_desc.hpp"
+#include "rdnaconv/kernels/general/general_desc.hpp"
 
 namespace rdnaconv::kernels {
 
 template <>
 struct Launcher<GeneralFamily> {
-  template <ArchFamily F, DType T, AtomKind A, LayoutKind L>
+  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
   static rt::error_t run(const LaunchArgs& r) {
     return run_direct<GeneralFamily, F, T, A, L, GeneralIterTag<L>>(r, r.x);
   }
