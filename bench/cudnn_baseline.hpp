@@ -85,14 +85,22 @@ class CudnnConv {
     // rows of the same model reuse its answer, as an application would cache it.
     using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                            std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int>;
-    static std::map<Key, std::pair<cudnnConvolutionFwdAlgo_t, std::size_t>> found;
+    struct Found {
+      cudnnConvolutionFwdAlgo_t algo;
+      std::size_t memory;
+      cudnnMathType_t math;
+    };
+    static std::map<Key, Found> found;
     const Key key{p_.n,        p_.c,       p_.h,     p_.w,   p_.k,  p_.r,
                   p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
     if (auto it = found.find(key); it != found.end()) {
-      algo_ = it->second.first;
-      ws_bytes_ = it->second.second;
+      algo_ = it->second.algo;
+      ws_bytes_ = it->second.memory;
       found_ = true;
-      return {};
+      // the math type cudnnFind timed the algorithm with (it may differ from the descriptor's)
+      return ok(cudnnSetConvolutionMathType(c_, it->second.math))
+                 ? std::string()
+                 : "cudnnSetConvolutionMathType: " + err_;
     }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int got = 0;
@@ -104,7 +112,11 @@ class CudnnConv {
         algo_ = perf[i].algo;
         ws_bytes_ = perf[i].memory;
         found_ = true;
-        found[key] = {algo_, ws_bytes_};
+        found[key] = {algo_, ws_bytes_, perf[i].mathType};
+        // cudnnFind may rank an algorithm timed with another math type than the descriptor's
+        // (FMA math for C = 3, say); running it under the descriptor's fails with BAD_PARAM
+        if (!ok(cudnnSetConvolutionMathType(c_, perf[i].mathType)))
+          return "cudnnSetConvolutionMathType: " + err_;
         break;
       }
     return found_ ? std::string() : std::string("no cuDNN algorithm succeeded");
