@@ -78,57 +78,27 @@ inline std::string describe(const Conv2dProblem& p) {
 }
 
 /// Every field of the options inside its enumeration: a value cast from an out-of-range integer
-/// is refused with invalid_option (the method: a registry method or automatic; checked by the
-/// plan against the registry).
+/// is refused with invalid_option. The enumerations are dense from 0 (types.hpp), so "inside"
+/// is "at most the last enumerator"; a new enumerator goes last or moves the bound here.
 [[nodiscard]] inline Status validate_options(const Conv2dOptions& o) {
-  const auto bad = [](const char* field, unsigned v) {
-    return Status{StatusCode::invalid_option, std::string("rdnaconv: Conv2dOptions::") + field +
-                                                  " has no enumerator " + std::to_string(v)};
+  struct Field {
+    const char* name;
+    unsigned value, last;
   };
-  switch (o.activation) {
-    case Activation::none:
-    case Activation::relu:
-    case Activation::relu6:
-    case Activation::gelu:
-      break;
-    default:
-      return bad("activation", unsigned(o.activation));
-  }
-  switch (o.bias_type) {
-    case DType::f16:
-    case DType::bf16:
-    case DType::f32:
-    case DType::same:
-      break;
-    default:
-      return bad("bias_type", unsigned(o.bias_type));
-  }
-  switch (o.out_type) {
-    case DType::f16:
-    case DType::bf16:
-    case DType::f32:
-    case DType::same:
-      break;
-    default:
-      return bad("out_type", unsigned(o.out_type));
-  }
+  const Field fields[] = {
+      {"activation", unsigned(o.activation), unsigned(Activation::gelu)},
+      {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
+      {"out_type", unsigned(o.out_type), unsigned(DType::same)},
+      {"method", unsigned(o.method), unsigned(Method::winograd_fused)},
+  };
+  for (const Field& f : fields)
+    if (f.value > f.last)
+      return {StatusCode::invalid_option, std::string("rdnaconv: Conv2dOptions::") + f.name +
+                                              " has no enumerator " + std::to_string(f.value)};
   if (o.x_align != 2 && o.x_align != 4 && o.x_align != 8 && o.x_align != 16)
     return {
         StatusCode::invalid_option,
         "rdnaconv: Conv2dOptions::x_align must be 2, 4, 8 or 16, not " + std::to_string(o.x_align)};
-  switch (o.method) {
-    case Method::automatic:
-    case Method::general:
-    case Method::gemm1x1:
-    case Method::cblocked3x3:
-    case Method::nhwc3x3:
-    case Method::nchw3x3:
-    case Method::winograd:
-    case Method::winograd_fused:
-      break;
-    default:
-      return bad("method", unsigned(o.method));
-  }
   return Status::success();
 }
 
