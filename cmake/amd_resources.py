@@ -46,6 +46,80 @@ def wmma_counts(path):
     return counts
 
 
+# Cycles one v_wmma occupies the SIMD (rdna-facts.md: gfx11 32, gfx12 16 cycles per 16x16x16).
+WMMA_CYCLES = {"gfx11": 32, "gfx12": 16}
+WAIT_VMEM = re.compile(r"^s_waitcnt\b.*\bvmcnt\(|^s_wait_loadcnt\b")
+VMEM_LOAD = re.compile(r"^(flat|global|buffer)_load")
+
+
+def functions(path):
+    """Instruction lines of each function, with LLVM's block labels and loop comments kept."""
+    funcs, cur = {}, None
+    for line in open(path, errors="replace"):
+        m = re.match(r"^(_Z\S+):\s*(;.*)?$", line)
+        if m:
+            cur = m.group(1)
+            funcs[cur] = []
+            continue
+        if cur is None:
+            continue
+        funcs[cur].append(line.rstrip("\n"))
+        if line.strip().startswith("s_endpgm"):
+            cur = None
+    return funcs
+
+
+def main_loop(lines):
+    """The loop (LLVM's 'Loop Header' comments) holding the most v_wmma: its instructions in order."""
+    loops, cur = {}, None
+    for line in lines:
+        m = re.match(r"^\.L(BB\w+):", line)
+        if m:
+            h = re.search(r"in Loop: Header=(\w+)", line)
+            cur = m.group(1) if "Loop Header" in line else (h.group(1) if h else None)
+            if cur:
+                loops.setdefault(cur, [])
+            continue
+        ins = line.strip()
+        if cur is None or not ins or ins.startswith((";", ".")):
+            continue
+        loops[cur].append(ins.split(";")[0].strip())
+    if not loops:
+        return []
+    return max(loops.values(), key=lambda body: sum(i.startswith("v_wmma") for i in body))
+
+
+def loop_report(body, family):
+    """Instruction mix of a main loop, whether its global loads overlap its WMMAs (a WMMA issued
+    between a load and the wait for it, the loop taken as cyclic), and the WMMA share of issue
+    cycles under the model of docs/DESIGN.md (WMMA = WMMA_CYCLES, every other instruction 1)."""
+    op = [i.split()[0] for i in body]
+    wmma = sum(o.startswith("v_wmma") for o in op)
+    loads = [k for k, o in enumerate(op) if VMEM_LOAD.match(o)]
+    over = 0
+    for k in loads:
+        seen = 0
+        for step in range(1, len(body) + 1):
+            j = (k + step) % len(body)
+            if op[j].startswith("v_wmma"):
+                seen += 1
+            if WAIT_VMEM.match(body[j]):
+                break
+        over += seen > 0
+    mix = {
+        "vmem": len(loads),
+        "lds_ld": sum(o.startswith(("ds_load", "ds_read")) for o in op),
+        "lds_st": sum(o.startswith(("ds_store", "ds_write")) for o in op),
+        "valu": sum(o.startswith("v_") and not o.startswith("v_wmma") for o in op),
+        "salu": sum(o.startswith("s_") and not re.match(r"s_(waitcnt|wait_|barrier|cbranch|branch)", o) for o in op),
+        "wait": sum(bool(re.match(r"s_(waitcnt|wait_)", o)) for o in op),
+        "barrier": sum(o.startswith("s_barrier") for o in op),
+    }
+    cyc = WMMA_CYCLES[family] * wmma
+    frac = cyc / (cyc + len(op) - wmma) if wmma else 0.0
+    return wmma, mix, over, frac
+
+
 def label(dem):
     """Compact name and dynamic LDS bytes of a demangled kernel name."""
     dyn = 0
@@ -99,10 +173,21 @@ def main():
              "LDS per workgroup (shared docs of the project: rdna-facts.md). Not a speed claim: no AMD GPU is available",
              "to this project.", ""]
     bad = []
+    loop_lines = ["## Engine main loops", "",
+                  "Per engine kernel, the loop (LLVM's loop annotations) that holds the most `v_wmma`: its",
+                  "instructions per iteration (one block_k step), whether each global load of the next step is",
+                  "in flight across at least one WMMA before the wait for it (`overlap`: loads with a WMMA",
+                  "between issue and their `vmcnt` / `loadcnt` wait, the loop taken as cyclic), and the WMMA",
+                  "share of issue cycles under the issue model of docs/DESIGN.md (a WMMA occupies the SIMD",
+                  "32 cycles on gfx11, 16 on gfx12; every other instruction one cycle; one wave, no overlap",
+                  "with other waves). Not yet a CI gate: no engine loop overlaps today (issue 14).", ""]
     for spec in targets:
         arch, rpath, spath = spec.split(":")
         ks = remarks(rpath)
         wm = wmma_counts(spath)
+        funcs = functions(spath)
+        family = "gfx12" if arch.startswith("gfx12") else "gfx11"
+        loop_rows = []
         names = sorted(ks)
         dems = demangle(names)
         rows = []
@@ -117,12 +202,24 @@ def main():
                 bad.append(f"{arch} {lab}: {scratch} bytes scratch")
             if mma and w == 0:
                 bad.append(f"{arch} {lab}: no v_wmma")
+            if mma and n in funcs:
+                lw, mix, over, frac = loop_report(main_loop(funcs[n]), family)
+                loop_rows.append((lab, lw, mix, over, frac, r.get("Occupancy", "?")))
         rows.sort()
         lines += [f"## {arch}", "", "| kernel | VGPRs | SGPRs | LDS bytes | scratch bytes | waves/SIMD | v_wmma |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
         for lab, v, s, lds, sc, occ, w, _ in rows:
             lines.append(f"| {lab} | {v} | {s} | {lds} | {sc} | {occ} | {w} |")
         lines.append("")
+        loop_rows.sort(key=lambda r: r[0])
+        loop_lines += [f"### {arch}", "",
+                       "| kernel | WMMA | VMEM loads | LDS loads | LDS stores | VALU | SALU | waits | barriers | overlap | WMMA share | waves/SIMD |",
+                       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for lab, lw, mix, over, frac, occ in loop_rows:
+            loop_lines.append(f"| {lab} | {lw} | {mix['vmem']} | {mix['lds_ld']} | {mix['lds_st']} | {mix['valu']} | "
+                              f"{mix['salu']} | {mix['wait']} | {mix['barrier']} | {over}/{mix['vmem']} | {frac:.2f} | {occ} |")
+        loop_lines.append("")
+    lines += loop_lines
     with open(out, "w") as f:
         f.write("\n".join(lines))
     for b in bad:
