@@ -31,21 +31,6 @@ def remarks(path):
     return kernels
 
 
-def wmma_counts(path):
-    counts, cur = {}, None
-    for line in open(path, errors="replace"):
-        m = re.match(r"^(_Z\S+):\s*(;.*)?$", line)
-        if m:
-            cur = m.group(1)
-            counts[cur] = 0
-            continue
-        if cur and "v_wmma" in line:
-            counts[cur] += 1
-        if cur and line.strip().startswith("s_endpgm"):
-            cur = None
-    return counts
-
-
 # Cycles one v_wmma occupies the SIMD (rdna-facts.md: gfx11 32, gfx12 16 cycles per 16x16x16).
 WMMA_CYCLES = {"gfx11": 32, "gfx12": 16}
 WAIT_VMEM = re.compile(r"^s_waitcnt\b.*\bvmcnt\(|^s_wait_loadcnt\b")
@@ -184,8 +169,8 @@ def main():
     for spec in targets:
         arch, rpath, spath = spec.split(":")
         ks = remarks(rpath)
-        wm = wmma_counts(spath)
         funcs = functions(spath)
+        wm = {n: sum("v_wmma" in l for l in body) for n, body in funcs.items()}
         family = "gfx12" if arch.startswith("gfx12") else "gfx11"
         loop_rows = []
         names = sorted(ks)

@@ -73,6 +73,8 @@ struct CheckEntry {
 CheckEntry check_entry(DType t, LayoutKind l, AtomKind a);
 
 bool have_gpu();
+/// The atoms this build's harness covers: native and, on CUDA builds, the emulated gfx11/gfx12.
+std::vector<AtomKind> built_atoms();
 using detail::describe;  // validate.hpp: the whole problem in one line
 
 }  // namespace rdnaconv::testing

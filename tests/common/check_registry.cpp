@@ -51,6 +51,14 @@ CheckEntry check_entry(DType t, LayoutKind l, AtomKind a) {
   return {};
 }
 
+std::vector<AtomKind> built_atoms() {
+#if defined(RDNACONV_TEST_EMULATED)
+  return {AtomKind::native, AtomKind::gfx11, AtomKind::gfx12};
+#else
+  return {AtomKind::native};
+#endif
+}
+
 bool have_gpu() {
   int n = 0;
   return rt::device_count(&n) == rt::success && n > 0;

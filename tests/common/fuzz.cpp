@@ -263,15 +263,6 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
   return buf;
 }
 
-std::vector<AtomKind> default_atoms() {
-  std::vector<AtomKind> a = {AtomKind::native};
-  if (check_entry(DType::f16, LayoutKind::nhwc, AtomKind::gfx11).plan_run)
-    a.push_back(AtomKind::gfx11);
-  if (check_entry(DType::f16, LayoutKind::nhwc, AtomKind::gfx12).plan_run)
-    a.push_back(AtomKind::gfx12);
-  return a;
-}
-
 Variant random_variant(std::uint64_t& s, DType t) {
   Variant v;
   const Activation acts[] = {Activation::none, Activation::relu, Activation::relu6,
@@ -429,7 +420,7 @@ FuzzReport fuzz(const FuzzOptions& o) {
                     [&](LayoutKind l) { return method_runs_on(m, l); }))
       methods.push_back(m);
   if (methods.empty()) return rep;
-  const std::vector<AtomKind> atoms = o.atoms.empty() ? default_atoms() : o.atoms;
+  const std::vector<AtomKind> atoms = o.atoms.empty() ? built_atoms() : o.atoms;
   std::map<Method, std::int64_t> runs;
   for (Method m : methods) runs[m] = 0;
   std::uint64_t rng = o.seed;

@@ -29,11 +29,7 @@ struct Config {
 
 std::vector<Config> configs() {
   std::vector<Config> out;
-  std::vector<AtomKind> atoms = {AtomKind::native};
-#if defined(RDNACONV_TEST_EMULATED)
-  atoms.push_back(AtomKind::gfx11);
-  atoms.push_back(AtomKind::gfx12);
-#endif
+  const std::vector<AtomKind> atoms = built_atoms();
   for (const MethodInfo& m : kMethods)
     for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
       if (!method_runs_on(m.method, l))

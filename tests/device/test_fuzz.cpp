@@ -30,11 +30,7 @@ TEST(Fuzz, EveryMethodAgainstHostReference) {
 TEST(Fuzz, PaddingBeyondTheFiltersReach) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const Conv2dProblem p = make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4);
-  std::vector<AtomKind> atoms = {AtomKind::native};
-#if defined(RDNACONV_TEST_EMULATED)
-  atoms.push_back(AtomKind::gfx11);
-  atoms.push_back(AtomKind::gfx12);
-#endif
+  const std::vector<AtomKind> atoms = built_atoms();
   std::vector<Method> methods = {Method::automatic};
   for (const MethodInfo& m : kMethods) methods.push_back(m.method);
   int runs = 0;

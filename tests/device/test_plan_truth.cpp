@@ -54,11 +54,7 @@ TEST(PlanTruth, LaunchedKernelsAreTheOnesDescribeNames) {
   ASSERT_EQ(rt::malloc(&b.w, std::size_t(max_w) * 2), rt::success);
   ASSERT_EQ(rt::malloc(&b.bias, std::size_t(max_k) * 4), rt::success);
   ASSERT_EQ(rt::malloc(&b.y, std::size_t(max_y) * 4), rt::success);
-  std::vector<AtomKind> atoms = {AtomKind::native};
-#if defined(RDNACONV_TEST_EMULATED)
-  atoms.push_back(AtomKind::gfx11);
-  atoms.push_back(AtomKind::gfx12);
-#endif
+  const std::vector<AtomKind> atoms = built_atoms();
   std::vector<Method> methods = {Method::automatic};
   for (const MethodInfo& m : kMethods) methods.push_back(m.method);
   int checked = 0;
