@@ -11,11 +11,23 @@
 
 namespace rdnaconv::kernels {
 
-/// Everything a launch of the engine needs, with the 32-bit per-dimension sizes it indexes with
-/// (validation guarantees each dimension < 2^31; offsets across tensors are 64-bit).
-struct ConvGemmParams {
+/// The problem's sizes as the kernels index them: 32-bit per dimension (validation keeps each
+/// dimension < 2^31; offsets across tensors are 64-bit). Shared by the engine's parameter
+/// block and Winograd's transforms; built by conv_dims() alone.
+struct ConvDims {
   int n, c, h, w, k, r, s, p, q;
   int stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+};
+
+constexpr ConvDims conv_dims(const Conv2dProblem& p) {
+  return {int(p.n),        int(p.c),     int(p.h),     int(p.w),       int(p.k),
+          int(p.r),        int(p.s),     int(p.p()),   int(p.q()),     int(p.stride_h),
+          int(p.stride_w), int(p.dil_h), int(p.dil_w), int(p.pad_top), int(p.pad_left)};
+}
+
+/// Everything a launch of the engine needs: the problem's sizes, the GEMM view of its packed
+/// reduction, the operands and the epilogue.
+struct ConvGemmParams : ConvDims {
   int c_pad;                 ///< channels per tap in the packed reduction
   int k_total;               ///< packed reduction length, a multiple of block_k
   std::int64_t m;            ///< GEMM rows: N*P*Q output pixels, or Winograd tiles
@@ -28,26 +40,35 @@ struct ConvGemmParams {
   std::int64_t a_batch_stride, b_batch_stride, out_batch_stride;
 };
 
+/// The engine's parameter block of a direct convolution with packed reduction layout `l`
+/// (operands, epilogue and n_blocks are the launcher's).
 inline ConvGemmParams make_conv_params(const Conv2dProblem& p, const ReductionLayout& l) {
   ConvGemmParams g{};
-  g.n = int(p.n);
-  g.c = int(p.c);
-  g.h = int(p.h);
-  g.w = int(p.w);
-  g.k = int(p.k);
-  g.r = int(p.r);
-  g.s = int(p.s);
-  g.p = int(p.p());
-  g.q = int(p.q());
-  g.stride_h = int(p.stride_h);
-  g.stride_w = int(p.stride_w);
-  g.dil_h = int(p.dil_h);
-  g.dil_w = int(p.dil_w);
-  g.pad_top = int(p.pad_top);
-  g.pad_left = int(p.pad_left);
+  static_cast<ConvDims&>(g) = conv_dims(p);
   g.c_pad = int(l.c_pad);
   g.k_total = int(l.k_total);
   g.m = p.gemm_m();
+  return g;
+}
+
+/// The engine's parameter block of a plain batched GEMM (Winograd's 36 products), batch b =
+/// blockIdx.y: out[b] (rows x cols, fp32, row-major) = A[b] (rows x red) * B[b]^T (cols x red),
+/// A, B and out each dense and batch after batch.
+inline ConvGemmParams make_batched_gemm_params(std::int64_t rows, int cols, int red,
+                                               const std::uint16_t* a, const std::uint16_t* b,
+                                               float* out) {
+  ConvGemmParams g{};
+  g.k = cols;
+  g.p = g.q = 1;
+  g.c_pad = g.k_total = red;
+  g.m = rows;
+  g.x = a;
+  g.wpk = b;
+  g.epi.y = out;
+  g.epi.out_type = DType::f32;
+  g.a_batch_stride = rows * red;
+  g.b_batch_stride = std::int64_t(cols) * red;
+  g.out_batch_stride = rows * cols;
   return g;
 }
 

@@ -62,4 +62,18 @@ inline rt::error_t prepack_tap_major(const PrepackArgs& a) {
   return launch_pack_tap_major(a.w, a.packed, g, a.stream);
 }
 
+/// The launcher of a direct family that reads x with iterator IterFor<L> and packs tap-major
+/// (gemm1x1, general): Launcher<Family> derives from it.
+template <class Family, template <LayoutKind> class IterFor>
+struct DirectLauncher {
+  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
+  static rt::error_t run(const LaunchArgs& r) {
+    return run_direct<Family, F, T, A, L, IterFor<L>>(r, r.x);
+  }
+  template <DType, LayoutKind>
+  static rt::error_t prepack(const PrepackArgs& a) {
+    return prepack_tap_major<Family>(a);
+  }
+};
+
 }  // namespace rdnaconv::kernels

@@ -3,6 +3,7 @@
 /// arithmetic, no runtime headers (the host tests and plan selection use it).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "rdnaconv/kernels/common/tiles.hpp"
@@ -41,5 +42,23 @@ constexpr ReductionLayout tap_layout(const Conv2dProblem& p, int block_k) {
   const std::int64_t c_pad = round_up(p.c, block_k);
   return {c_pad, p.r * p.s * c_pad};
 }
+
+/// The sizes every direct family (one engine kernel over packed [K][k_total] weights) derives
+/// from its reduction layout on the plan's tile table; a family inherits them and adds its
+/// method, name, can_implement, reads_x_vectors and kernel_names (and may hide
+/// workspace_bytes).
+template <TileKind TK, ReductionLayout (*Layout)(const Conv2dProblem&, int)>
+struct DirectFamilySizes {
+  static constexpr TileKind tile_kind = TK;
+  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchClass f) {
+    return Layout(p, tile_of(f, TK).block_k);
+  }
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
+    return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
+  }
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchClass) {
+    return 0;
+  }
+};
 
 }  // namespace rdnaconv::kernels

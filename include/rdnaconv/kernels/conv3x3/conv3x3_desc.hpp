@@ -15,9 +15,8 @@
 namespace rdnaconv::kernels {
 
 template <Method M, LayoutKind L>
-struct Conv3x3Variant {
+struct Conv3x3Variant : DirectFamilySizes<TileKind::conv3x3, tap_layout> {
   static constexpr Method method = M;
-  static constexpr TileKind tile_kind = TileKind::conv3x3;
   static constexpr const char* name() { return to_string(M); }
   /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
   /// plan's contract: Conv2dOptions::x_align). NCHW gathers; the channel-blocked variant reads
@@ -33,16 +32,10 @@ struct Conv3x3Variant {
   static constexpr bool reads_x_vectors(LayoutKind l) {
     return M == Method::nhwc3x3 && l == LayoutKind::nhwc;
   }
-  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchClass f) {
-    return tap_layout(p, tile_of(f, tile_kind).block_k);
-  }
-  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
-    return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
-  }
   /// The channel-blocked variant repacks x into NCHWc (cb = block_k) on every call.
   static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind, ArchClass f) {
     if constexpr (M != Method::cblocked3x3) return 0;
-    return std::size_t(p.n) * std::size_t(layout(p, f).c_pad) * std::size_t(p.h) *
+    return std::size_t(p.n) * std::size_t(Conv3x3Variant::layout(p, f).c_pad) * std::size_t(p.h) *
            std::size_t(p.w) * 2;
   }
 };

@@ -13,9 +13,8 @@ namespace rdnaconv::kernels {
 
 /// 1x1 filters as a GEMM, any stride and padding (ResNet-50's stride-2 downsample gathers
 /// every other pixel; padded rows read zeros). Packed [K][C_pad], C_pad = C rounded to block_k.
-struct Gemm1x1Family {
+struct Gemm1x1Family : DirectFamilySizes<TileKind::gemm1x1, tap_layout> {
   static constexpr Method method = Method::gemm1x1;
-  static constexpr TileKind tile_kind = TileKind::gemm1x1;
   static constexpr const char* name() { return "gemm1x1"; }
   /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
   /// plan's contract: Conv2dOptions::x_align); NCHW gathers.
@@ -26,15 +25,6 @@ struct Gemm1x1Family {
   /// The kernels run() launches, as the launch log names them (Plan::describe()).
   static std::string kernel_names(LayoutKind l) {
     return std::string("conv_gemm<TapIter ") + to_string(l) + " 1x1>";
-  }
-  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchClass f) {
-    return tap_layout(p, tile_of(f, tile_kind).block_k);
-  }
-  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
-    return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
-  }
-  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchClass) {
-    return 0;
   }
 };
 

@@ -7,17 +7,11 @@
 
 namespace rdnaconv::kernels {
 
+/// One tap: the window position of each row is computed once per block.
+template <LayoutKind L>
+using Tap1x1IterTag = TapIterTag<L == LayoutKind::nhwc ? InLayout::nhwc : InLayout::nchw, true>;
+
 template <>
-struct Launcher<Gemm1x1Family> {
-  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
-  static rt::error_t run(const LaunchArgs& r) {
-    constexpr InLayout kIn = L == LayoutKind::nhwc ? InLayout::nhwc : InLayout::nchw;
-    return run_direct<Gemm1x1Family, F, T, A, L, TapIterTag<kIn, true>>(r, r.x);
-  }
-  template <DType, LayoutKind>
-  static rt::error_t prepack(const PrepackArgs& a) {
-    return prepack_tap_major<Gemm1x1Family>(a);
-  }
-};
+struct Launcher<Gemm1x1Family> : DirectLauncher<Gemm1x1Family, Tap1x1IterTag> {};
 
 }  // namespace rdnaconv::kernels

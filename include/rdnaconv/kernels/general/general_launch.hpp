@@ -8,15 +8,6 @@
 namespace rdnaconv::kernels {
 
 template <>
-struct Launcher<GeneralFamily> {
-  template <ArchClass F, DType T, AtomKind A, LayoutKind L>
-  static rt::error_t run(const LaunchArgs& r) {
-    return run_direct<GeneralFamily, F, T, A, L, GeneralIterTag<L>>(r, r.x);
-  }
-  template <DType, LayoutKind>
-  static rt::error_t prepack(const PrepackArgs& a) {
-    return prepack_tap_major<GeneralFamily>(a);
-  }
-};
+struct Launcher<GeneralFamily> : DirectLauncher<GeneralFamily, GeneralIterTag> {};
 
 }  // namespace rdnaconv::kernels

@@ -97,8 +97,7 @@ __global__ void winograd_filter_transform(const std::uint16_t* __restrict__ w,
 }
 
 /// Parameters of the input and output transforms.
-struct WinogradParams {
-  int n, c, h, w, k, p, q, pad_top, pad_left;
+struct WinogradParams : ConvDims {
   int c_pad;
   int tiles_h, tiles_w;
   std::int64_t tiles;

@@ -19,15 +19,7 @@ namespace winograd {
 inline WinogradParams make_params(const LaunchArgs& r, const WinogradLayout& wl) {
   const Conv2dProblem& p = r.d.problem;
   WinogradParams wp{};
-  wp.n = int(p.n);
-  wp.c = int(p.c);
-  wp.h = int(p.h);
-  wp.w = int(p.w);
-  wp.k = int(p.k);
-  wp.p = int(p.p());
-  wp.q = int(p.q());
-  wp.pad_top = int(p.pad_top);
-  wp.pad_left = int(p.pad_left);
+  static_cast<ConvDims&>(wp) = conv_dims(p);
   wp.c_pad = int(wl.c_pad);
   wp.tiles_h = int(wl.tiles_h);
   wp.tiles_w = int(wl.tiles_w);
@@ -75,18 +67,8 @@ struct Launcher<WinogradFamily> {
     wp.m = reinterpret_cast<float*>(r.workspace + wl.m_off);
     if (rt::error_t e = winograd::transform_input<T, L, BK>(r, wl, wp); e != rt::success) return e;
     // the 36 GEMMs M[α] = V[α] U[α]ᵀ in one launch (blockIdx.y = α), M in fp32
-    ConvGemmParams g{};
-    g.k = wp.k;
-    g.p = g.q = 1;
-    g.c_pad = g.k_total = wp.c_pad;
-    g.m = wl.tiles;
-    g.x = wp.v;
-    g.wpk = r.packed;
-    g.epi.y = wp.m;
-    g.epi.out_type = DType::f32;
-    g.a_batch_stride = wl.tiles * wl.c_pad;
-    g.b_batch_stride = r.d.problem.k * wl.c_pad;
-    g.out_batch_stride = wl.tiles * r.d.problem.k;
+    const ConvGemmParams g =
+        make_batched_gemm_params(wl.tiles, wp.k, wp.c_pad, wp.v, r.packed, wp.m);
     if (rt::error_t e = launch_conv_gemm<tile_tag<F, TileKind::winograd>, T, A, WinogradIterTag,
                                          LayoutKind::nhwc>(g, 36, r.stream);
         e != rt::success)
