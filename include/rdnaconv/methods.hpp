@@ -20,8 +20,10 @@ namespace rdnaconv {
 
 struct MethodInfo {
   Method method;
-  const char* name;  ///< also the benchmark label
-  kernels::TileKind tile_kind;
+  const char* name;             ///< also the benchmark label
+  kernels::TileKind tile_kind;  ///< the family's main tile row
+  /// The tile row a problem runs on (the direct families: thin for K <= its block_n).
+  kernels::TileKind (*tile_for)(const Conv2dProblem&, ArchClass);
   bool (*can_implement)(const Conv2dProblem&, LayoutKind);
   /// Reads x in 16-byte vectors on this layout: the plan then needs Conv2dOptions::x_align >= 16.
   bool (*reads_x_vectors)(LayoutKind);
@@ -37,6 +39,7 @@ constexpr MethodInfo method_row() {
   return {F::method,
           F::name(),
           F::tile_kind,
+          [](const Conv2dProblem& p, ArchClass f) { return F::tile_for(p, f); },
           [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
           [](LayoutKind l) { return F::reads_x_vectors(l); },
           [](LayoutKind l) { return F::kernel_names(l); },

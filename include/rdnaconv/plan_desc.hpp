@@ -37,8 +37,10 @@ struct PlanDesc {
   DeviceInfo device;
   AtomKind atom = AtomKind::native;
   ArchClass tiles = ArchClass::generic;  ///< tile table in use (tile_family)
-  Method routed = Method::general;       ///< what the router asked for
-  Method method = Method::general;       ///< what runs (routed, or general where routed can't)
+  kernels::TileKind tile =
+      kernels::TileKind::general;   ///< its row that runs (MethodInfo::tile_for)
+  Method routed = Method::general;  ///< what the router asked for
+  Method method = Method::general;  ///< what runs (routed, or general where routed can't)
   std::string reason;  ///< why this method: forced, or the router's rule (and any fallback)
   std::size_t workspace_bytes = 0;
   std::size_t packed_weight_bytes = 0;
@@ -93,7 +95,8 @@ struct PlanDesc {
   }
   const MethodInfo* mi = find_method(d.method);
   // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
-  const kernels::TileConfig tc = kernels::tile_of(d.tiles, mi->tile_kind);
+  d.tile = mi->tile_for(p, d.tiles);
+  const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
   const std::int64_t rows = is_winograd(d.method) ? winograd_tiles(p) : p.gemm_m();
   if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)
     return {StatusCode::invalid_size, "rdnaconv: problem too large for one launch (" +
@@ -113,15 +116,10 @@ inline std::string plan_kernels(const PlanDesc& d) {
 
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
 inline std::string describe_plan(const PlanDesc& d) {
-  const MethodInfo* mi = find_method(d.method);
-  const kernels::TileConfig t =
-      kernels::tile_of(d.tiles, mi ? mi->tile_kind : kernels::TileKind::general);
+  const kernels::TileConfig t = kernels::tile_of(d.tiles, d.tile);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  s += " tile=" + std::to_string(t.block_m) + "x" + std::to_string(t.block_n) + "x" +
-       std::to_string(t.block_k) + " warps=" + std::to_string(t.warps_m) + "x" +
-       std::to_string(t.warps_n) + " stages=" + std::to_string(t.stages) +
-       (t.async_copy() ? " (cp.async)" : " (register-staged)");
+  s += " tile=" + t.str() + (t.async_copy() ? " (cp.async)" : " (register-staged)");
   s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
   s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) +
        " out=" + to_string(d.out_type());

@@ -61,6 +61,7 @@ struct PlanRun {
   std::size_t* workspace_cap = nullptr;
   Method ran = Method::automatic;
   std::string kernels;  ///< what the plan's describe() names (plan_kernels)
+  std::string tile;     ///< the tile describe() names (TileConfig::str())
 };
 using PlanRunFn = Status (*)(PlanRun&);
 

@@ -3,7 +3,9 @@
 /// runs on, every atom, and every shape of the edge list and of the model tables it can
 /// implement (and the router on all of them), the kernels launched (detail::LaunchLog, named by
 /// each launcher from its kernel's own template arguments) equal the prepack kernel followed by
-/// the kernels describe() names. Buffers are not initialised: only the launches are checked.
+/// the kernels describe() names, and the one matrix-unit kernel ran on the tile describe()
+/// names (the thin row for K <= its block_n, tiles.hpp). Buffers are not initialised: only the
+/// launches are checked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,6 +92,10 @@ TEST(PlanTruth, LaunchedKernelsAreTheOnesDescribeNames) {
               std::string(is_winograd(r.ran) ? "winograd_filter_transform" : "pack_tap_major") +
               ", " + r.kernels;
           EXPECT_EQ(joined(log.kernels), want)
+              << to_string(m) << " " << to_string(l) << " " << to_string(a) << " " << c.what << " "
+              << describe(c.p);
+          // one matrix-unit kernel per run, on the tile describe() names
+          EXPECT_EQ(joined(log.tiles), r.tile)
               << to_string(m) << " " << to_string(l) << " " << to_string(a) << " " << c.what << " "
               << describe(c.p);
           if (m != Method::automatic) EXPECT_EQ(r.ran, m);

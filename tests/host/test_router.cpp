@@ -223,6 +223,33 @@ TEST(ShapeMath, TileTables) {
   EXPECT_TRUE(kernels::tile_of(ArchClass::sm80, kernels::TileKind::general).async_copy());
 }
 
+TEST(ShapeMath, ThinLayersRunTheThinTile) {
+  // K <= the thin row's block_n: the direct families plan the thin tile (same packing);
+  // Winograd keeps its own; K one above runs the family's main tile
+  const DeviceInfo dev = make_device_info(false, 90, 32);
+  for (std::int64_t k : {3, 32, 33}) {
+    const Conv2dProblem p = make_problem(1, 128, 64, 64, k, 3, 3, 1, 1);
+    for (Method m : {Method::nhwc3x3, Method::general, Method::winograd_fused}) {
+      Conv2dOptions o;
+      o.method = m;
+      PlanDesc d;
+      ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, dev).ok());
+      const bool thin = k <= 32 && !is_winograd(m);
+      EXPECT_EQ(d.tile, thin ? kernels::TileKind::thin : find_method(m)->tile_kind)
+          << to_string(m) << " K=" << k;
+      const std::string text = describe_plan(d);
+      const std::string want = is_winograd(m) ? "tile=32x32x32"
+                               : thin         ? "tile=64x32x32"
+                                              : "tile=128x128x32";
+      EXPECT_NE(text.find(want), std::string::npos) << text;
+      EXPECT_EQ(d.packed_weight_bytes, find_method(m)->packed_weight_bytes(p, d.tiles));
+    }
+  }
+  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80})
+    EXPECT_EQ(kernels::tile_of(f, kernels::TileKind::thin).block_k,
+              kernels::tile_of(f, kernels::TileKind::conv3x3).block_k);
+}
+
 TEST(DeviceFamily, Mapping) {
   EXPECT_EQ(family_from_gfx(1100), ArchClass::rdna3);
   EXPECT_EQ(family_from_gfx(1151), ArchClass::rdna3);

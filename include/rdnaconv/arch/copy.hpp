@@ -49,6 +49,29 @@ RDNACONV_DEVICE inline void cp_async_wait() {
 #endif
 }
 
+/// 16 bytes of global memory into registers. On AMD the address is marked global so that the
+/// load is a global_load: a flat load also counts on the LDS counter, and every wait for a
+/// shared-memory read in the loop would then wait for the global load as well.
+RDNACONV_DEVICE inline uint4 load_global16(const void* src) {
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN__)
+  using v4u = unsigned int __attribute__((ext_vector_type(4)));
+  const v4u v = *(const __attribute__((address_space(1))) v4u*)src;
+  return make_uint4(v.x, v.y, v.z, v.w);
+#else
+  return *reinterpret_cast<const uint4*>(src);
+#endif
+}
+
+/// The compiler's scheduler moves no instruction across this point (AMD: sched_barrier with an
+/// empty mask; elsewhere nothing). The register-staged loop puts it between a step's products
+/// and the shared stores of the next tile, which wait for that tile's global loads: hoisted
+/// above the products, the stores would make every WMMA wait for global memory.
+RDNACONV_DEVICE inline void schedule_fence() {
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN__)
+  __builtin_amdgcn_sched_barrier(0);
+#endif
+}
+
 /// ldmatrix.x4: four 8x8 matrices of 16-bit elements from shared memory; lane l gives the
 /// address of row l%8 of matrix l/8, and receives row l/4, columns 2(l%4), 2(l%4)+1 of each.
 RDNACONV_DEVICE inline void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_addr) {

@@ -12,6 +12,7 @@ namespace rdnaconv::detail {
 
 struct LaunchLog {
   std::vector<std::string> kernels;
+  std::vector<std::string> tiles;  ///< the tile of each matrix-unit kernel (TileConfig::str())
 };
 
 /// The log of this thread, or null (no recording).
@@ -21,6 +22,12 @@ inline thread_local LaunchLog* g_launch_log = nullptr;
 template <class Name>
 inline void note_launch(Name&& name) {
   if (g_launch_log) g_launch_log->kernels.push_back(name());
+}
+
+/// The tile of a matrix-unit kernel just noted.
+template <class Cfg>
+inline void note_tile(const Cfg& c) {
+  if (g_launch_log) g_launch_log->tiles.push_back(c.str());
 }
 
 /// Attaches `log` to this thread for the scope's lifetime.

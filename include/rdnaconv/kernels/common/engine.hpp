@@ -52,7 +52,7 @@ RDNACONV_DEVICE inline void fetch_regs(const It& it, std::uint32_t (&r)[It::IT][
     const std::uint16_t* src = nullptr;
     if (it.vec(i, src)) {
       if (src) {
-        const uint4 v = *reinterpret_cast<const uint4*>(src);
+        const uint4 v = arch::load_global16(src);
         r[i][0] = v.x;
         r[i][1] = v.y;
         r[i][2] = v.z;
@@ -169,7 +169,11 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
     arch::cp_async_wait<0>();
   } else {
     // Register-staged double buffer (RDNA; portable): the next tile's global loads are in
-    // flight while this one multiplies; one barrier per step.
+    // flight while this one multiplies; one barrier per step. Every step but the last fetches,
+    // so the last is peeled and the loop body is one straight block: with the fetch under an
+    // `if`, the compiler sank the (pure) products past the branch, below the shared stores that
+    // wait for the loads, or made the loop irreducible. The fence keeps the stores (and their
+    // wait) after the products.
     std::uint32_t ra[AIter::IT][4], rb[BIter::IT][4];
     a.step(0);
     b.step(0);
@@ -178,24 +182,24 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
     store_regs(a, ra, smem, LD);
     store_regs(b, rb, smem + BM * LD, LD);
     __syncthreads();
-    for (int ks = 0; ks < nsteps; ++ks) {
-      const bool more = ks + 1 < nsteps;
-      if (more) {
-        a.step(ks + 1);
-        b.step(ks + 1);
-        fetch_regs(a, ra);
-        fetch_regs(b, rb);
-      }
+    int ks = 0;
+    for (; ks + 1 < nsteps; ++ks) {
+      a.step(ks + 1);
+      b.step(ks + 1);
+      fetch_regs(a, ra);
+      fetch_regs(b, rb);
       const std::uint16_t* as = smem + (ks & 1) * STAGE;
       multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
       hook(ks, acc);
-      if (more) {
-        std::uint16_t* st = smem + ((ks + 1) & 1) * STAGE;  // last read before the previous barrier
-        store_regs(a, ra, st, LD);
-        store_regs(b, rb, st + BM * LD, LD);
-      }
+      arch::schedule_fence();
+      std::uint16_t* st = smem + ((ks + 1) & 1) * STAGE;  // last read before the previous barrier
+      store_regs(a, ra, st, LD);
+      store_regs(b, rb, st + BM * LD, LD);
       __syncthreads();
     }
+    const std::uint16_t* as = smem + (ks & 1) * STAGE;
+    multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+    hook(ks, acc);
   }
 }
 
@@ -274,6 +278,7 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
     return "conv_gemm<" + AIterTag::name() + ">" +
            (batches > 1 ? " x" + std::to_string(batches) + " batches" : "");
   });
+  detail::note_tile(Cfg);
   auto* kernel = &conv_gemm<Tiles, T, AK, AIterTag, OutL>;
   if constexpr (Cfg.lds_bytes() > 48 * 1024) {
     // Above the static 48 KiB the kernel must opt in; cheap, not a stream operation, so it is

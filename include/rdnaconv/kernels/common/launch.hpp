@@ -39,9 +39,10 @@ template <class Family>
 struct Launcher;  // specialised in each family's folder (*_launch.hpp)
 
 /// A direct family's one engine launch over `a_src` (the input, or its repack) with the
-/// family's reduction layout. vec_x: the general kernel reads 16-byte vectors where the input
-/// allows; the tap kernels read vectors only, which can_implement and the alignment contract
-/// guarantee (Plan::check_x_alignment).
+/// family's reduction layout, on the tile row the plan chose (PlanDesc::tile: the family's own
+/// or the thin row; both share block_k, hence the packing). vec_x: the general kernel reads 16-byte
+/// vectors where the input allows; the tap kernels read vectors only, which can_implement and the
+/// alignment contract guarantee (Plan::check_x_alignment).
 template <class Family, ArchClass F, DType T, AtomKind A, LayoutKind L, class IterTag>
 inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   const Conv2dProblem& p = r.d.problem;
@@ -51,6 +52,8 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   g.epi = r.epi;
   g.vec_x =
       L == LayoutKind::nhwc && p.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
+  if (r.d.tile == TileKind::thin)
+    return launch_conv_gemm<tile_tag<F, TileKind::thin>, T, A, IterTag, L>(g, 1, r.stream);
   return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
 }
 

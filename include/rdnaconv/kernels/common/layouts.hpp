@@ -50,6 +50,10 @@ constexpr ReductionLayout tap_layout(const Conv2dProblem& p, int block_k) {
 template <TileKind TK, ReductionLayout (*Layout)(const Conv2dProblem&, int)>
 struct DirectFamilySizes {
   static constexpr TileKind tile_kind = TK;
+  /// The tile a problem runs on: the thin row when K fits its filter block, else the family's.
+  static constexpr TileKind tile_for(const Conv2dProblem& p, ArchClass f) {
+    return p.k <= tile_of(f, TileKind::thin).block_n ? TileKind::thin : TK;
+  }
   static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchClass f) {
     return Layout(p, tile_of(f, TK).block_k);
   }

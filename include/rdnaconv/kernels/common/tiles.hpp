@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "rdnaconv/arch/macros.hpp"
 #include "rdnaconv/types.hpp"
@@ -34,6 +35,12 @@ struct TileConfig {
     return stages * (block_m + block_n) * lds_row() * 2;
   }
   RDNACONV_HD constexpr bool async_copy() const { return stages >= 3; }
+  /// "BMxBNxBK warps=WMxWN stages=S", as describe() and the launch log print it.
+  std::string str() const {
+    return std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) +
+           " warps=" + std::to_string(warps_m) + "x" + std::to_string(warps_n) +
+           " stages=" + std::to_string(stages);
+  }
   constexpr bool valid(int max_lds) const {
     return block_k % 16 == 0 && warp_m() % 16 == 0 && warp_n() % 16 == 0 && stages >= 2 &&
            (block_m * block_k / 8) % threads() == 0 && (block_n * block_k / 8) % threads() == 0 &&
@@ -51,6 +58,11 @@ struct ArchTiles {
   /// accumulators (M, the column-transformed T, the 4x4 outputs Y; winograd_fused.hpp), so the
   /// warp tile cannot grow; block_k must equal the winograd row's (same U and V layouts).
   TileConfig winograd_fused;
+  /// The direct families (general, gemm1x1, conv3x3) when K <= thin.block_n: the main tiles'
+  /// 128-wide filter block would be 75-97% empty on the thin layers (a VAE's K = 32 and K = 3
+  /// output convs), and their few GEMM rows fill few blocks. Same block_k as the main rows, so
+  /// the packing does not depend on which tile runs.
+  TileConfig thin;
 };
 
 // RDNA3 (gfx11). One 128x128x32 tile for every family, 8 waves (2 x 4), wave tile 64x32:
@@ -65,16 +77,19 @@ inline constexpr TileConfig kRdna3Tile{
     .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 4, .stages = 2};
 inline constexpr TileConfig kRdnaFusedTile{
     .block_m = 32, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 2};
-inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile, kRdna3Tile, kRdna3Tile,
-                                       kRdnaFusedTile};
+// Thin: 64x32 blocks of 2 waves, one 32x32 wave tile each (2x2 atoms, 32 accumulator VGPRs).
+inline constexpr TileConfig kRdnaThinTile{
+    .block_m = 64, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 1, .stages = 2};
+inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile,     kRdna3Tile,
+                                       kRdna3Tile, kRdnaFusedTile, kRdnaThinTile};
 
 // RDNA4 (gfx12): the same tile. Fragments are half the size (no replication: 193 VGPRs,
 // 6 waves/SIMD), but WMMA throughput per clock doubles, so the same 128x128 tile keeps the
 // same bytes per FLOP out of LDS; the VGPRs saved buy occupancy to hide the register-staged
 // global loads.
 inline constexpr TileConfig kRdna4Tile = kRdna3Tile;
-inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile, kRdna4Tile, kRdna4Tile,
-                                       kRdnaFusedTile};
+inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile,     kRdna4Tile,
+                                       kRdna4Tile, kRdnaFusedTile, kRdnaThinTile};
 
 // NVIDIA sm_80+ (mma.sync m16n8k16, ldmatrix, cp.async). 128x128x32 with 4 warps (2 x 2) of
 // 64x64: per 16-deep step a warp loads 4 + 4 ldmatrix.x4 for 32 mma.sync, so the shared-memory
@@ -86,7 +101,12 @@ inline constexpr TileConfig kSm80Tile{
 // Fused Winograd: 32x32 blocks of 4 warps, four cp.async stages of 5 KiB.
 inline constexpr TileConfig kSm80FusedTile{
     .block_m = 32, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 4};
-inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile, kSm80Tile, kSm80Tile, kSm80FusedTile};
+// Thin: 64x32 blocks of 2 warps (32x32 each), four cp.async stages of 7.5 KiB. The VAE's
+// K = 32 encoder output (4096 GEMM rows) gets 64 blocks instead of 32 of 128x128.
+inline constexpr TileConfig kSm80ThinTile{
+    .block_m = 64, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 1, .stages = 4};
+inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile,      kSm80Tile,
+                                      kSm80Tile, kSm80FusedTile, kSm80ThinTile};
 
 // Portable FMA fallback (other AMD targets, NVIDIA sm_70/75): the RDNA3 tile, so that on HIP it
 // is the same instantiation; its speed is not a goal.
@@ -95,6 +115,10 @@ inline constexpr ArchTiles kGenericTiles = kRdna3Tiles;
 static_assert(kRdna3Tile.valid(64 * 1024) && kRdna4Tile.valid(64 * 1024));
 static_assert(kSm80Tile.valid(227 * 1024));
 static_assert(kRdnaFusedTile.valid(64 * 1024) && kSm80FusedTile.valid(227 * 1024));
+static_assert(kRdnaThinTile.valid(64 * 1024) && kSm80ThinTile.valid(227 * 1024));
+static_assert(kRdnaThinTile.block_k == kRdna3Tile.block_k &&
+                  kSm80ThinTile.block_k == kSm80Tile.block_k,
+              "the thin tile runs on the direct families' packing");
 static_assert(kRdnaFusedTile.block_k == kRdna3Tile.block_k &&
                   kSm80FusedTile.block_k == kSm80Tile.block_k,
               "both Winograd variants share U and V");
@@ -121,7 +145,7 @@ struct TileTag {
       .block_m = BM, .block_n = BN, .block_k = BK, .warps_m = WM, .warps_n = WN, .stages = ST};
 };
 /// Which row of an ArchTiles table.
-enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd, winograd_fused };
+enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd, winograd_fused, thin };
 
 constexpr TileConfig tile_of(ArchClass f, TileKind k) {
   const ArchTiles& t = arch_tiles(f);
@@ -136,6 +160,8 @@ constexpr TileConfig tile_of(ArchClass f, TileKind k) {
       return t.winograd;
     case TileKind::winograd_fused:
       return t.winograd_fused;
+    case TileKind::thin:
+      return t.thin;
   }
   return t.general;
 }

@@ -53,6 +53,7 @@ constexpr WinogradLayout winograd_layout(const Conv2dProblem& p, LayoutKind l, i
 struct WinogradFamily {
   static constexpr Method method = Method::winograd;
   static constexpr TileKind tile_kind = TileKind::winograd;
+  static constexpr TileKind tile_for(const Conv2dProblem&, ArchClass) { return tile_kind; }
   static constexpr const char* name() { return "winograd"; }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) {
     return winograd_eligible(p);
@@ -77,6 +78,7 @@ struct WinogradFamily {
 struct WinogradFusedFamily {
   static constexpr Method method = Method::winograd_fused;
   static constexpr TileKind tile_kind = TileKind::winograd_fused;
+  static constexpr TileKind tile_for(const Conv2dProblem&, ArchClass) { return tile_kind; }
   static constexpr const char* name() { return "winograd_fused"; }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
     return WinogradFamily::can_implement(p, l);

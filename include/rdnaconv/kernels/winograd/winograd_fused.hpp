@@ -147,6 +147,7 @@ inline rt::error_t launch_winograd_fused(const WinogradParams& wp, const std::ui
   const std::int64_t blocks = ceil_div(wp.tiles, Cfg.block_m) * n_blocks;
   if (blocks > INT_MAX) return rt::invalid_value;  // plan creation rejects such problems first
   detail::note_launch([] { return std::string("winograd_fused"); });
+  detail::note_tile(Cfg);
   auto* kernel = &winograd_fused<Tiles, T, AK, OutL>;
   if constexpr (Cfg.lds_bytes() > 48 * 1024)
     if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success)
