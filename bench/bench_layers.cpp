@@ -4,7 +4,7 @@
 /// device events).
 ///
 ///   rdnaconv_bench [--set=quick|full|sweep|smoke] [--methods=router|all] [--vendor=on|off]
-///   [--e2e=on|off]
+///   [--e2e=on|off] [--timing=graph|stream]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
@@ -18,9 +18,11 @@
 /// (x + w + y bytes, each once) / time, mult = layer multiplicity in the model.
 /// Measurement: inputs and outputs rotate over enough copies that the working set exceeds
 /// 256 MiB (over 4x the H200's 60 MB L2); at least 15 ms of untimed warm-up calls (clocks).
-/// A layer row's time is the GPU's: R back-to-back calls (R sized to about 1 ms) captured once
-/// into a graph, 7 timed replays, the median over R. The same R calls launched one by one on
-/// the stream give the counter stream_us; launch_us = stream_us - the row's time is what the
+/// A layer row's time is the GPU's: max(R, copies) back-to-back calls (R sized to about 1 ms,
+/// every copy visited) captured once into a graph, 7 timed replays, the median per call. R calls
+/// launched one by one on the stream give the counter stream_us (the row's time with
+/// --timing=stream, the measurement of binaries before the graph timing, for before/after
+/// pairs); launch_us = stream_us - the row's time is what the
 /// host's launches cost on top (large in this virtual machine: tens of µs per call), reported
 /// apart so that it is never taken for kernel time. Model rows: the whole model per call, on
 /// the stream or replayed from a graph, as their names say.
@@ -54,6 +56,7 @@ struct Options {
   bool all_methods = false;
   bool vendor = true;
   bool e2e = true;
+  bool graph = true;  ///< --timing=stream: layer rows timed on the stream only (no graph replay)
 };
 Options g_opt;
 
@@ -296,20 +299,28 @@ struct Timing {
   double stream = 0;  ///< per call, launched one by one on the stream
 };
 
-/// A layer row: warm-up and stream timing, then R calls captured into one graph and replayed
-/// (7 timed replays, median, over R). `call(i, s)` launches call i on stream s.
-Timing time_calls(const std::function<void(int, rt::stream_t)>& call) {
+/// A layer row: warm-up and stream timing, then n = max(R, copies) calls captured into one graph
+/// and replayed (7 timed replays, median, over n). `call(i, s)` launches call i on stream s, on
+/// copy i % copies of x and y: the graph walks every copy, so a replay's working set exceeds L2
+/// like the stream's (a graph of R calls over R copies kept a big layer's x in L2: R = 1 there).
+Timing time_calls(const std::function<void(int, rt::stream_t)>& call, int copies) {
   const rt::stream_t s = bench_stream();
   Timing t;
   int reps = 1;
   t.stream = time_stream([&](int i) { call(i, s); }, s, &reps);
+  if (!g_opt
+           .graph) {  // the measurement of binaries before the graph timing, for before/after pairs
+    t.gpu = t.stream;
+    return t;
+  }
+  const int n = std::max(reps, std::min(copies, 2048));
   Graph g;
   g.capture(s, [&] {
-    for (int r = 0; r < reps; ++r) call(r, s);
+    for (int r = 0; r < n; ++r) call(r, s);
   });
   RT_CHECK(graph_launch(g.e, s));  // one untimed replay (first-launch upload)
   RT_CHECK(rt::stream_synchronize(s));
-  t.gpu = time_stream([&](int) { (void)graph_launch(g.e, s); }, s) / reps;
+  t.gpu = time_stream([&](int) { (void)graph_launch(g.e, s); }, s) / n;
   return t;
 }
 
@@ -362,7 +373,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
           last = e;
       };
     for (auto _ : st) {
-      const Timing t = time_calls(call);
+      const Timing t = time_calls(call, copies);
       if (!last) throw std::runtime_error(last.message());
       // the label is what the plan says it runs (Plan::describe() has the whole of it)
       std::string label = to_string(plan.method());
@@ -399,7 +410,7 @@ void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int
         last = e;
     };
     for (auto _ : st) {
-      const Timing t = time_calls(call);
+      const Timing t = time_calls(call, copies);
       if (!last.empty()) throw std::runtime_error(last);
       // FLOPs of the original problem
       report(st, p, t, mult, std::string(bench::VendorConv::kName) + " " + conv.algo_name());
@@ -601,6 +612,10 @@ int main(int argc, char** argv) {
       g_opt.e2e = false;
     else if (a == "--e2e=on")
       g_opt.e2e = true;
+    else if (a == "--timing=stream")
+      g_opt.graph = false;
+    else if (a == "--timing=graph")
+      g_opt.graph = true;
     else
       rest.push_back(argv[i]);
   }
