@@ -62,6 +62,15 @@ RDNACONV_DEVICE inline uint4 load_global16(const void* src) {
 #endif
 }
 
+/// One 16-bit element of global memory (a global_load on AMD, as load_global16).
+RDNACONV_DEVICE inline std::uint16_t load_global2(const std::uint16_t* src) {
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN__)
+  return *(const __attribute__((address_space(1))) std::uint16_t*)src;
+#else
+  return *src;
+#endif
+}
+
 /// The compiler's scheduler moves no instruction across this point (AMD: sched_barrier with an
 /// empty mask; elsewhere nothing). The register-staged loop puts it between a step's products
 /// and the shared stores of the next tile, which wait for that tile's global loads: hoisted

@@ -44,35 +44,51 @@ RDNACONV_DEVICE inline BlockCoords block_coords(int n_blocks) {
   return c;
 }
 
-/// Fills this thread's vectors of one tile into registers (the register-staged pipeline).
+/// One tile's vectors of this thread in flight (the register-staged pipeline): 16-byte loads as
+/// words, gathers as loaded (packed only by store_regs, after the step's products).
 template <class It>
-RDNACONV_DEVICE inline void fetch_regs(const It& it, std::uint32_t (&r)[It::IT][4]) {
+struct Staged {
+  std::uint32_t w[It::IT][4];
+  Gathered<true> g[It::IT];
+  bool vec[It::IT];
+};
+
+/// Issues this thread's loads of one tile into registers.
+template <class It>
+RDNACONV_DEVICE inline void fetch_regs(const It& it, Staged<It>& r) {
 #pragma unroll
   for (int i = 0; i < It::IT; ++i) {
     const std::uint16_t* src = nullptr;
-    if (it.vec(i, src)) {
+    r.vec[i] = it.vec(i, src);
+    if (r.vec[i]) {
       if (src) {
         const uint4 v = arch::load_global16(src);
-        r[i][0] = v.x;
-        r[i][1] = v.y;
-        r[i][2] = v.z;
-        r[i][3] = v.w;
+        r.w[i][0] = v.x;
+        r.w[i][1] = v.y;
+        r.w[i][2] = v.z;
+        r.w[i][3] = v.w;
       } else {
-        r[i][0] = r[i][1] = r[i][2] = r[i][3] = 0;
+        r.w[i][0] = r.w[i][1] = r.w[i][2] = r.w[i][3] = 0;
       }
     } else {
-      it.gather(i, r[i]);
+      it.gather(i, r.g[i]);
     }
   }
 }
 
 template <class It>
-RDNACONV_DEVICE inline void store_regs(const It& it, const std::uint32_t (&r)[It::IT][4],
-                                       std::uint16_t* tile, int ld) {
+RDNACONV_DEVICE inline void store_regs(const It& it, const Staged<It>& r, std::uint16_t* tile,
+                                       int ld) {
 #pragma unroll
-  for (int i = 0; i < It::IT; ++i)
-    *reinterpret_cast<uint4*>(tile + it.row(i) * ld + it.kv(i) * 8) =
-        make_uint4(r[i][0], r[i][1], r[i][2], r[i][3]);
+  for (int i = 0; i < It::IT; ++i) {
+    std::uint16_t* dst = tile + it.row(i) * ld + it.kv(i) * 8;
+    if (r.vec[i]) {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(r.w[i][0], r.w[i][1], r.w[i][2], r.w[i][3]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) dst[j] = r.g[i].e[j];  // the loaded registers, as they are
+    }
+  }
 }
 
 /// Issues this thread's vectors of one tile as cp.async (contiguous vectors) or as a
@@ -86,8 +102,10 @@ RDNACONV_DEVICE inline void fetch_async(const It& it, std::uint16_t* tile, int l
     if (it.vec(i, src)) {
       arch::cp_async16(dst, src ? src : it.base(), src != nullptr);
     } else {
+      Gathered<false> g;
+      it.gather(i, g);
       std::uint32_t w[4];
-      it.gather(i, w);
+      g.pack(w);
       *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
     }
   }
@@ -174,7 +192,8 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
     // `if`, the compiler sank the (pure) products past the branch, below the shared stores that
     // wait for the loads, or made the loop irreducible. The fence keeps the stores (and their
     // wait) after the products.
-    std::uint32_t ra[AIter::IT][4], rb[BIter::IT][4];
+    Staged<AIter> ra;
+    Staged<BIter> rb;
     a.step(0);
     b.step(0);
     fetch_regs(a, ra);
@@ -207,8 +226,16 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
 
 /// The engine kernel. AIterTag names the family's A iterator; OutL the output layout (nhwc
 /// is also the raw [batch][rows][K] layout of Winograd's M).
+/// Launch bounds: the block size; on CUDA, blocks of 64 threads (the thin tile) also say one
+/// block per SM is enough, else ptxas held the thin NCHW kernel to 128 registers and spilled
+/// (0, for the others, is what they had: ptxas's choice unchanged, checked with -Xptxas -v).
+#if defined(__CUDACC__) && !defined(__HIP__)
+#define RDNACONV_ENGINE_BOUNDS(t) __launch_bounds__(t, (t) <= 64 ? 1 : 0)
+#else
+#define RDNACONV_ENGINE_BOUNDS(t) __launch_bounds__(t)
+#endif
 template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
-__global__ void __launch_bounds__(Tiles::cfg.threads())
+__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg.threads())
     conv_gemm(const RDNACONV_GRID_CONSTANT ConvGemmParams pr) {
   constexpr TileConfig Cfg = Tiles::cfg;
   using Atom = arch::atom_t<AK, T>;

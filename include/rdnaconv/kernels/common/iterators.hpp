@@ -5,13 +5,14 @@
 ///   row(i), kv(i)     tile row and 8-element column of this thread's vector i (fixed)
 ///   step(ks)          prepare reduction step ks (called with ks = 0, 1, 2, ... in order)
 ///   vec(i, src)       true: vector i is one aligned 16-byte load from src (nullptr: zeros);
-///                     false: call gather(i, words) for it
+///                     false: call gather(i, g) for it (g: a Gathered, 8 element loads)
 ///   base()            a mapped address of the operand (dummy source of zero-filled copies)
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "rdnaconv/arch/copy.hpp"
 #include "rdnaconv/arch/platform.hpp"
 #include "rdnaconv/kernels/common/conv_params.hpp"
 
@@ -21,11 +22,34 @@ namespace rdnaconv::kernels {
 /// channel-blocked repack of an NCHW input (channels past C are zeros).
 enum class InLayout : std::uint8_t { nchw, nhwc, nchwc };
 
-namespace bits {
-RDNACONV_DEVICE inline std::uint32_t pack2(std::uint16_t lo, std::uint16_t hi) {
-  return std::uint32_t(lo) | (std::uint32_t(hi) << 16);
-}
-}  // namespace bits
+/// Eight zeros in global memory (part of the code object: no allocation), the source of a
+/// gathered element outside the image or past C.
+RDNACONV_DEVICE static const std::uint16_t kGatherZeros[8] = {};
+
+/// A gathered vector: 8 elements. Staged (the register-staged loop): each is read from its
+/// address or from kGatherZeros, so the loads carry no condition and no instruction reads them
+/// until their shared-memory stores; the loop issues them before a step's products and stores
+/// them after (engine.hpp). Packing them into words on arrival, or a zero select, put VALU work
+/// on the loaded registers at the top of the loop, and with it the wait for the loads before
+/// the products. Not staged (cp.async loop, stored at once): predicated loads, zeros selected,
+/// which needs fewer registers there (a 64-bit source select per element made the sm_80 NCHW
+/// 3x3 kernel spill).
+template <bool kStaged>
+struct Gathered {
+  std::uint16_t e[8];
+  /// Element j: *src where `in`, else zero.
+  RDNACONV_DEVICE void load(int j, bool in, const std::uint16_t* src) {
+    if constexpr (kStaged)
+      e[j] = arch::load_global2(in ? src : kGatherZeros);
+    else
+      e[j] = in ? *src : std::uint16_t(0);
+  }
+  RDNACONV_DEVICE void pack(std::uint32_t (&w)[4]) const {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      w[j] = std::uint32_t(e[2 * j]) | (std::uint32_t(e[2 * j + 1]) << 16);
+  }
+};
 
 /// Thread -> vector map. Row-major iterators give 4 consecutive threads one row's 4 vectors
 /// (block_k = 32): a warp reads 8 rows x 64 contiguous bytes. Column-major ones (NCHW gathers)
@@ -71,7 +95,8 @@ struct DenseIter : VectorMap<Tiles, Rows, true> {
     src = row_ptr[i] ? row_ptr[i] + kofs : nullptr;
     return true;
   }
-  RDNACONV_DEVICE void gather(int, std::uint32_t (&w)[4]) const { w[0] = w[1] = w[2] = w[3] = 0; }
+  template <class G>
+  RDNACONV_DEVICE void gather(int, G&) const {}  // never called: vec() is always true
   RDNACONV_DEVICE const std::uint16_t* base() const { return first; }
 };
 
@@ -150,27 +175,25 @@ struct GeneralIterTag {
       src = off >= 0 ? pr.x + off : nullptr;
       return true;
     }
-    RDNACONV_DEVICE void gather(int i, std::uint32_t (&w)[4]) const {
+    template <class G>
+    RDNACONV_DEVICE void gather(int i, G& g) const {
       const int kidx = kbase + this->kv(i) * 8;
-      std::uint16_t e[8];
       if (pr.c_pad % 8 == 0) {
         // the 8 elements share one tap: decoded incrementally, the channels past C masked
         const int c0 = v_ci[i];
         const std::int64_t off = offset(i, v_rs[i], c0);
         const std::int64_t cstride = kNhwc ? 1 : hw;
+        const std::uint16_t* src = pr.x + (off >= 0 ? off : 0);
 #pragma unroll
-        for (int j = 0; j < 8; ++j)
-          e[j] = (off >= 0 && c0 + j < pr.c) ? pr.x[off + j * cstride] : 0;
+        for (int j = 0; j < 8; ++j) g.load(j, off >= 0 && c0 + j < pr.c, src + j * cstride);
       } else {
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
           const int rs = (kidx + j) / pr.c_pad, ci = kidx + j - rs * pr.c_pad;
           const std::int64_t off = offset(i, rs, ci);
-          e[j] = off >= 0 ? pr.x[off] : 0;
+          g.load(j, off >= 0, pr.x + (off >= 0 ? off : 0));
         }
       }
-#pragma unroll
-      for (int j = 0; j < 4; ++j) w[j] = bits::pack2(e[2 * j], e[2 * j + 1]);
     }
     RDNACONV_DEVICE const std::uint16_t* base() const { return pr.x; }
   };
@@ -251,18 +274,14 @@ struct TapIterTag {
         return true;
       }
     }
-    RDNACONV_DEVICE void gather(int i, std::uint32_t (&w)[4]) const {
+    template <class G>
+    RDNACONV_DEVICE void gather(int i, G& g) const {
       if constexpr (IL == InLayout::nchw) {
         const int c = c0 + this->kv(i) * 8;
-        std::uint16_t e[8];
+        const std::uint16_t* src = pr.x + pix[i] + std::int64_t(c) * hw;  // pix = 0 outside
 #pragma unroll
-        for (int j = 0; j < 8; ++j)
-          e[j] = (in[i] && c + j < pr.c) ? pr.x[pix[i] + (c + j) * hw] : 0;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) w[j] = bits::pack2(e[2 * j], e[2 * j + 1]);
-      } else {
-        w[0] = w[1] = w[2] = w[3] = 0;  // never called: vec() is always true here
-      }
+        for (int j = 0; j < 8; ++j) g.load(j, in[i] && c + j < pr.c, src + j * hw);
+      }  // else never called: vec() is always true here
     }
     RDNACONV_DEVICE const std::uint16_t* base() const { return pr.x; }
   };
