@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: MIT
+"""The Python side of the drop-in (convert's walk, report, caching, fallback), on the CPU. The
+compiled ops are replaced by a float64 stand-in that checks the arguments the layer passes. The
+real ops (python/csrc) are not exercised here: no GPU, and Debian's PyTorch has no CUDA."""
+import itertools
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import rdnaconv.torch as rt
+
+
+class FakeBackend:
+    """Computes what torch.ops.rdnaconv would, from the arguments it is given."""
+
+    def __init__(self):
+        self.prepacks = 0
+        self.runs = 0
+
+    def available(self):
+        return True, ""
+
+    def prepack(self, w, x_size, conv, nhwc, has_bias, x_align):
+        self.prepacks += 1
+        assert len(x_size) == 4 and x_align in (2, 4, 8, 16)
+        return w.detach().clone()  # "packed": the weights as they were at packing time
+
+    def conv2d_packed(self, x, packed, bias, w_size, conv, nhwc, x_align):
+        self.runs += 1
+        fmt = torch.channels_last if nhwc else torch.contiguous_format
+        assert x.is_contiguous(memory_format=fmt)
+        t, b, l, r = conv.padding
+        xp = F.pad(x.double(), (l, r, t, b))
+        y = F.conv2d(xp, packed.double(), None if bias is None else bias.double(),
+                     stride=conv.stride, dilation=conv.dilation)
+        return y.to(x.dtype).contiguous(memory_format=fmt)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    f = FakeBackend()
+    monkeypatch.setattr(rt, "backend", f)
+    # the stand-in runs on the CPU: let CPU inputs through the runtime check
+    real = rt.runtime_reason
+
+    def cpu_ok(conv, x, layout):
+        why = real(conv, x, layout)
+        return "" if why.startswith("input on cpu") or why == "weight not on the input's device" else why
+
+    monkeypatch.setattr(rt, "runtime_reason", cpu_ok)
+    return f
+
+
+def model(dtype=torch.bfloat16):
+    torch.manual_seed(0)
+    m = nn.Sequential(
+        nn.Conv2d(8, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(16, 16, 1, bias=False),
+        nn.Conv2d(16, 8, 3, stride=2, padding=1, groups=2),          # groups: skipped
+        nn.Conv2d(8, 8, 3, padding=1, padding_mode="circular"),     # circular: skipped
+        nn.Conv2d(8, 8, 4, padding="same", dilation=2),             # asymmetric "same"
+    ).to(dtype)
+    return m.eval()
+
+
+def test_eligibility_and_report(fake):
+    m = model()
+    m.add_module("fp32", nn.Conv2d(8, 8, 1).float())
+    report = rt.convert(m)
+    assert report.swapped == ["0", "2", "5"]
+    skipped = dict(report.skipped)
+    assert "groups=2" in skipped["3"]
+    assert "circular" in skipped["4"]
+    assert "torch.float32" in skipped["fp32"]
+    assert "3 Conv2d swapped, 3 skipped" in str(report)
+    again = rt.convert(m)
+    assert again.swapped == [] and dict(again.skipped)["0"] == "already converted"
+
+
+@pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
+def test_swapped_model_matches_pytorch(fake, memory_format):
+    ref = model()
+    m = model()
+    rt.convert(m)
+    x = torch.randn(2, 8, 12, 12).to(torch.bfloat16).contiguous(memory_format=memory_format)
+    with torch.no_grad():
+        want = ref.double()(x.double())
+        got = m(x)
+    assert got.shape == want.shape
+    # bf16 after every layer: a few bf16 ulps of the float64 reference
+    assert torch.allclose(got.double(), want, rtol=5e-2, atol=5e-2)
+    assert fake.runs == 3 and all(s["fallback"] == 0 for s in rt.stats(m).values())
+    with torch.no_grad():  # a swapped layer's output keeps the input's memory format
+        assert m[0](x).is_contiguous(memory_format=memory_format)
+
+
+def test_packs_once_and_repacks_after_an_inplace_update(fake):
+    m = model()
+    rt.convert(m)
+    x = torch.randn(1, 8, 10, 10).to(torch.bfloat16)
+    with torch.no_grad():
+        m(x)
+        m(x)
+        assert fake.prepacks == 3  # three swapped layers, packed once each
+        y0 = m[0](x)
+        m[0].weight.add_(1.0)  # in place: the weight's version changes
+        y1 = m[0](x)
+        want = F.conv2d(x.double(), m[0].weight.double(), m[0].bias.double(), padding=1)
+    assert fake.prepacks == 4
+    assert not torch.equal(y0, y1)
+    assert torch.allclose(y1.double(), want, rtol=2e-2, atol=2e-2)
+    with torch.no_grad():
+        m(torch.randn(1, 8, 14, 14).to(torch.bfloat16))  # another shape: every layer repacks
+    assert fake.prepacks == 7
+
+
+def test_fallback_warns_once_per_reason_and_is_exact(fake):
+    m = model()
+    rt.convert(m)
+    x = torch.randn(1, 8, 10, 10)  # float32 input into bf16 layers: not rdnaconv's
+    conv = m[0]
+    original = conv.forward.original
+
+    def outcome(f):  # the result, or the error PyTorch raises: the fallback must give the same
+        try:
+            return f(x)
+        except RuntimeError as e:
+            return str(e)
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with torch.no_grad():
+            for _ in range(3):
+                got, want = outcome(conv), outcome(original)
+                assert type(got) is type(want)
+                assert got == want if isinstance(got, str) else torch.equal(got, want)
+    mine = [str(e.message) for e in w if "rdnaconv" in str(e.message)]
+    assert len(mine) == 1 and "dtype" in mine[0]
+    assert rt.stats(m)["0"] == {"rdnaconv": 0, "fallback": 3}
+    # autograd is not rdnaconv's: the original forward runs, gradients flow
+    xg = torch.randn(1, 8, 10, 10).to(torch.bfloat16)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = conv(xg)
+    y.float().sum().backward()
+    assert conv.weight.grad is not None
+    assert any("autograd" in str(e.message) for e in w)
+
+
+def test_revert(fake):
+    m = model()
+    rt.convert(m)
+    assert rt.revert(m) == 3
+    assert rt.stats(m) == {}
+
+
+def test_convert_without_the_extension_swaps_nothing(monkeypatch):
+    monkeypatch.setattr(rt, "backend", rt.Backend())
+    monkeypatch.setattr(rt.backend, "available", lambda: (False, "rdnaconv extension not built"))
+    m = model()
+    with pytest.raises(RuntimeError, match="not built"):
+        rt.convert(m)
+    assert rt.stats(m) == {}
+
+
+@pytest.mark.parametrize("k,stride,pad,dil", list(itertools.product((1, 3, 4, 7), (1, 2), (0, 1, 3, "same", "valid"), (1, 2))))
+def test_geometry_matches_pytorch(k, stride, pad, dil):
+    if pad == "same" and stride != 1:
+        return  # PyTorch refuses it
+    conv = nn.Conv2d(3, 5, k, stride=stride, padding=pad, dilation=dil)
+    x = torch.randn(1, 3, 17, 16)
+    if (17 + 2 * (pad if isinstance(pad, int) else 0)) < dil * (k - 1) + 1:
+        return
+    a = rt.conv_args(conv)
+    t, b, l, r = a.padding
+    want = conv(x)
+    got = F.conv2d(F.pad(x, (l, r, t, b)), conv.weight, conv.bias, stride=a.stride, dilation=a.dilation)
+    assert list(want.shape) == rt.out_size(x.shape, conv.weight.shape, a.stride, a.padding, a.dilation)
+    assert torch.allclose(got, want, atol=1e-5)
