@@ -27,6 +27,7 @@ Activation activation_of(const std::string& a) {
   for (Activation v : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu})
     if (a == rdnaconv::to_string(v)) return v;
   TORCH_CHECK(false, "rdnaconv: unknown activation '", a, "' (none, relu, relu6, gelu)");
+  return Activation::none;  // not reached: TORCH_CHECK throws
 }
 
 Method method_of(const std::string& m) {
@@ -38,6 +39,7 @@ Method method_of(const std::string& m) {
     if (m == name) return v;
   }
   TORCH_CHECK(false, "rdnaconv: unknown method '", m, "'");
+  return Method::automatic;  // not reached
 }
 
 /// The problem of x [N, C, H, W] (sizes in NCHW order whatever the memory format) and
