@@ -16,7 +16,10 @@ setup(
     ext_modules=[
         CUDAExtension(
             "rdnaconv._C",
-            ["csrc/rdnaconv_torch.cu"],
+            # the ops (PyTorch's headers, no kernel) and the four Plan<T, L> instantiations (the
+            # kernels, no PyTorch header), compiled in parallel (ninja; MAX_JOBS caps it)
+            ["csrc/rdnaconv_torch.cu"]
+            + [f"csrc/plan_{t}_{l}.cu" for t in ("fp16", "bf16") for l in ("nchw", "nhwc")],
             include_dirs=[os.path.join(here, "..", "include")],
             extra_compile_args={"cxx": ["-O3", "-std=c++20"], "nvcc": ["-O3", "-std=c++20"]},
         )

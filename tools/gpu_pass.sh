@@ -2,7 +2,10 @@
 # One GPU pass in one call (the device machine, or any NVIDIA machine): configure and build into
 # a build folder outside the tree (16 jobs), then run the named steps, logs under $OUT, and a
 # short table last.
-#   tools/gpu_pass.sh [step ...]     steps: ctest check fuzz sanitize bench examples (default: all)
+#   tools/gpu_pass.sh [step ...]     steps: ctest check fuzz sanitize bench examples (default: all),
+#                                    python (build the PyTorch extension, pytest python/tests),
+#                                    vae (python/bench_vae.py: the decoders and ResNet-50 against
+#                                    cuDNN; VAE_ARGS), neither in the default
 # Environment: BUILD (default /tmp/rdnaconv-gpu), JOBS (16), FUZZ_COUNT (runs per method, 20000),
 #   FUZZ_SECONDS (time cap, 0 = none), FUZZ_SEED, CTEST_ARGS (extra ctest arguments, e.g. -R Fuzz),
 #   BENCH_ARGS (extra rdnaconv_bench arguments), ARCH (CUDA architecture, default 90).
@@ -25,7 +28,7 @@ run_step() {  # name log command...
   "$@" > "$out/$log" 2>&1
   local rc=$?
   local line
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed|tests passed|tests failed|ERROR SUMMARY|RACECHECK SUMMARY' "$out/$log" | tail -2 | tr '\n' ' ')
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed|[0-9]+ (passed|failed).* in [0-9.]+s|tests passed|tests failed|ERROR SUMMARY|RACECHECK SUMMARY' "$out/$log" | tail -2 | tr '\n' ' ')
   note "$name" "$rc" "$((SECONDS - t0))" "$line"
   return $rc
 }
@@ -37,19 +40,26 @@ for s in "${steps[@]}"; do
     examples) targets+=(quickstart nchw_fp16 pick_method) ;;
     check|fuzz|sanitize) targets+=(rdnaconv_check) ;;
     bench) targets+=(rdnaconv_bench) ;;
+    python|vae) ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
 done
 t0=$SECONDS
-{
+[ ${#targets[@]} -gt 0 ] && {
   cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDNACONV_BACKEND=cuda \
     -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90}" ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} &&
   cmake --build "$b" -j "$jobs" --target $(printf '%s\n' "${targets[@]}" | sort -u)
 } > "$out/build.log" 2>&1
 rc=$?
-note build "$rc" "$((SECONDS - t0))" "$(grep -c 'spilled' "$out/build.log") spill warnings"
-if [ $rc -ne 0 ]; then tail -40 "$out/build.log"; printf '%s\n' "${table[@]}"; exit 1; fi
+[ ${#targets[@]} -gt 0 ] && note build "$rc" "$((SECONDS - t0))" "$(grep -c 'spilled' "$out/build.log") spill warnings"
+if [ ${#targets[@]} -gt 0 ] && [ $rc -ne 0 ]; then tail -40 "$out/build.log"; printf '%s\n' "${table[@]}"; exit 1; fi
 
+# the PyTorch extension, built ahead of time into python/rdnaconv/ (objects under $b/python)
+py_ext() {
+  [ -n "$(ls python/rdnaconv/_C*.so 2> /dev/null)" ] && [ -z "${PY_REBUILD:-}" ] && return 0
+  (cd python && TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}" MAX_JOBS="$jobs" \
+    python3 setup.py build_ext --inplace --build-temp "$b/python")
+}
 status=0
 for s in "${steps[@]}"; do
   case $s in
@@ -67,6 +77,14 @@ for s in "${steps[@]}"; do
           --dtype all --layout both --method all --variants 1 || status=1
       done ;;
     bench) run_step bench bench.log env OUT="$out" bench/run_gpu.sh "$b" || status=1 ;;
+    python)
+      PY_REBUILD=1 run_step python-build python_build.log py_ext || status=1
+      run_step pytest pytest.log python3 python/tests/run.py -rs || status=1 ;;
+    vae)
+      run_step python-build python_build.log py_ext || status=1
+      run_step vae vae.log env PYTHONUNBUFFERED=1 PYTHONPATH=python python3 python/bench_vae.py \
+        ${VAE_ARGS:-} || status=1
+      cat "$out/vae.log" ;;
     examples)
       for e in quickstart nchw_fp16 pick_method; do run_step "$e" "example_$e.log" "$b/examples/$e" || status=1; done ;;
   esac

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: MIT
-/// @file rdnaconv_torch.cu The PyTorch ops of rdnaconv (torch.ops.rdnaconv.*): prepack (OIHW
-/// weights into the plan's packing, a uint8 tensor) and conv2d_packed (the convolution on the
-/// current stream, output and workspace from PyTorch's caching allocator). The plan is made per
-/// call: planning is host arithmetic (constexpr router, device facts queried once per device).
+/// @file rdnaconv_torch.cu The PyTorch ops of rdnaconv (torch.ops.rdnaconv.*):
+///   prepack        OIHW weights into the plan's packing (a uint8 tensor),
+///   conv2d_packed  the convolution from packed weights,
+///   conv2d         F.conv2d's arguments plus activation and out dtype (packs into a temporary
+///                  every call: for a model, convert() caches the packing and calls
+///                  conv2d_packed),
+///   describe       what the plan for these arguments runs (Plan::describe()).
+/// Every op runs on the current stream; outputs, packings and workspaces come from PyTorch's
+/// caching allocator, so the ops can be captured in a CUDA graph. The plan is made per call:
+/// planning is host arithmetic (constexpr router, device facts queried once per device).
 /// Built ahead of time by python/setup.py (CUDA; on ROCm PyTorch hipifies the same source).
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -12,14 +18,26 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
-#include "rdnaconv/conv2d.hpp"
+#include "plans.hpp"
 
 namespace {
+
+/// A number for an error message, as a string: TORCH_CHECK's messages are built by an
+/// ostringstream, and streaming an integer into it crashed (SIGSEGV in
+/// basic_ostream::_M_insert<long>, H200 machine, PyTorch 2.11, the extension built by the
+/// image's g++): the extension's copy of the stream code met PyTorch's locale. Strings stream
+/// safely; every number in a message goes through this.
+template <class I>
+std::string num(I v) {
+  return std::to_string(v);
+}
 
 using rdnaconv::Activation;
 using rdnaconv::Conv2dOptions;
 using rdnaconv::Conv2dProblem;
+using rdnaconv::DType;
 using rdnaconv::Method;
 using rdnaconv::Status;
 
@@ -42,6 +60,19 @@ Method method_of(const std::string& m) {
   return Method::automatic;  // not reached
 }
 
+/// The output's scalar type: out_dtype if given (float16, bfloat16 or float32), else x's.
+at::ScalarType out_type_of(at::ScalarType x, const c10::optional<at::ScalarType>& out) {
+  const at::ScalarType t = out.value_or(x);
+  TORCH_CHECK(t == at::kHalf || t == at::kBFloat16 || t == at::kFloat,
+              "rdnaconv: out_dtype must be float16, bfloat16 or float32, not ",
+              std::string(c10::toString(t)));
+  return t;
+}
+
+DType dtype_of(at::ScalarType t) {
+  return t == at::kHalf ? DType::f16 : t == at::kBFloat16 ? DType::bf16 : DType::f32;
+}
+
 /// The problem of x [N, C, H, W] (sizes in NCHW order whatever the memory format) and
 /// w [K, C, R, S]; padding per side (top, bottom, left, right).
 Conv2dProblem problem_of(c10::IntArrayRef x, c10::IntArrayRef w, c10::IntArrayRef stride,
@@ -49,7 +80,7 @@ Conv2dProblem problem_of(c10::IntArrayRef x, c10::IntArrayRef w, c10::IntArrayRe
   TORCH_CHECK(x.size() == 4 && w.size() == 4, "rdnaconv: x and w must have 4 dimensions");
   TORCH_CHECK(stride.size() == 2 && pad.size() == 4 && dil.size() == 2,
               "rdnaconv: stride[2], padding[4] (top, bottom, left, right), dilation[2]");
-  TORCH_CHECK(x[1] == w[1], "rdnaconv: x has ", x[1], " channels, w expects ", w[1]);
+  TORCH_CHECK(x[1] == w[1], "rdnaconv: x has ", num(x[1]), " channels, w expects ", num(w[1]));
   Conv2dProblem p;
   p.n = x[0];
   p.c = x[1];
@@ -69,99 +100,198 @@ Conv2dProblem problem_of(c10::IntArrayRef x, c10::IntArrayRef w, c10::IntArrayRe
   return p;
 }
 
-Conv2dOptions options_of(bool has_bias, const std::string& act, const std::string& method,
-                         int64_t x_align) {
-  Conv2dOptions o;
-  o.has_bias = has_bias;
-  o.activation = activation_of(act);
-  o.method = method_of(method);
-  o.x_align = int(x_align);
-  return o;
-}
-
 void check(const Status& s, const char* what) {
   TORCH_CHECK(s.ok(), "rdnaconv: ", what, ": ", s.message());
 }
 
-/// Calls f.template operator()<T, Layout>() for the tensor's dtype and the layout.
-template <class F>
-decltype(auto) dispatch(at::ScalarType t, bool nhwc, F&& f) {
+/// Everything a plan is made from, as the ops receive it.
+struct Args {
+  c10::IntArrayRef x_size, w_size, stride, pad, dil;
+  bool nhwc = false, has_bias = false;
+  std::string activation, method;
+  int64_t x_align = 16;
+  at::ScalarType out_type = at::kHalf;
+};
+
+/// The plan for input type t on the current device and a.nhwc's layout.
+rdnaconv_torch::PlanPtr plan_of(at::ScalarType t, const Args& a) {
   TORCH_CHECK(t == at::kHalf || t == at::kBFloat16, "rdnaconv: dtype must be float16 or bfloat16");
-  if (t == at::kHalf)
-    return nhwc ? f.template operator()<rdnaconv::fp16_t, rdnaconv::NHWC>()
-                : f.template operator()<rdnaconv::fp16_t, rdnaconv::NCHW>();
-  return nhwc ? f.template operator()<rdnaconv::bf16_t, rdnaconv::NHWC>()
-              : f.template operator()<rdnaconv::bf16_t, rdnaconv::NCHW>();
+  Conv2dOptions o;
+  o.has_bias = a.has_bias;
+  o.activation = activation_of(a.activation);
+  o.method = method_of(a.method);
+  o.x_align = int(a.x_align);
+  o.out_type = dtype_of(a.out_type);
+  Status s;
+  rdnaconv_torch::PlanPtr plan = rdnaconv_torch::make_plan(
+      dtype_of(t), a.nhwc, problem_of(a.x_size, a.w_size, a.stride, a.pad, a.dil), o,
+      c10::cuda::current_device(), s);
+  check(s, "plan");
+  return plan;
+}
+
+void check_weights(const at::Tensor& w) {
+  TORCH_CHECK(w.is_cuda() && w.is_contiguous(), "rdnaconv: w must be a contiguous GPU tensor");
+}
+
+void* stream() {
+  return at::cuda::getCurrentCUDAStream().stream();
+}
+
+/// The packing of w (OIHW, contiguous) for plan, on the current stream.
+at::Tensor pack(const rdnaconv_torch::AnyPlan& plan, const at::Tensor& w) {
+  at::Tensor packed =
+      at::empty({int64_t(plan.packed_weight_bytes())}, w.options().dtype(at::kByte));
+  check(plan.prepack(w.data_ptr(), packed.data_ptr(), stream()), "prepack");
+  return packed;
+}
+
+/// y = the convolution of x with packed weights (plan's packing), on the current stream.
+at::Tensor run(const rdnaconv_torch::AnyPlan& plan, const Args& a, const at::Tensor& x,
+               const at::Tensor& packed, const c10::optional<at::Tensor>& bias) {
+  TORCH_CHECK(std::size_t(packed.numel()) == plan.packed_weight_bytes(), "rdnaconv: packed ",
+              "weights of ", num(packed.numel()), " bytes, the plan needs ",
+              num(plan.packed_weight_bytes()),
+              " (packed for another shape, layout, method or epilogue?)");
+  const auto fmt = a.nhwc ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+  const Conv2dProblem pr = problem_of(a.x_size, a.w_size, a.stride, a.pad, a.dil);
+  at::Tensor y =
+      at::empty({pr.n, pr.k, pr.p(), pr.q()}, x.options().dtype(a.out_type).memory_format(fmt));
+  const std::size_t ws_bytes = plan.workspace_bytes();
+  at::Tensor ws = at::empty({int64_t(ws_bytes)}, x.options().dtype(at::kByte));
+  check(plan.run(x.data_ptr(), packed.data_ptr(), a.has_bias ? bias->data_ptr() : nullptr,
+                 y.data_ptr(), ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream()),
+        "run");
+  return y;
+}
+
+/// The checks on x and bias that conv2d and conv2d_packed share; sets a.x_size and a.has_bias.
+void check_input(const at::Tensor& x, const c10::optional<at::Tensor>& bias, int64_t k, Args& a) {
+  const auto fmt = a.nhwc ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+  TORCH_CHECK(x.is_cuda() && x.is_contiguous(fmt), "rdnaconv: x must be a GPU tensor, contiguous ",
+              a.nhwc ? "channels_last" : "NCHW");
+  a.has_bias = bias.has_value() && bias->defined();
+  if (a.has_bias)
+    TORCH_CHECK(bias->is_cuda() && bias->device() == x.device() && bias->is_contiguous() &&
+                    bias->scalar_type() == x.scalar_type() && bias->numel() == k,
+                "rdnaconv: bias must be a contiguous GPU tensor of K = ", num(k),
+                " elements in x's dtype, on x's device");
+  a.x_size = x.sizes();
+}
+
+/// Args of the ops that take the weights' size and x's size as lists (prepack, describe).
+Args weight_args(const at::Tensor& w, c10::IntArrayRef x_size, c10::IntArrayRef stride,
+                 c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc, bool has_bias,
+                 std::string act, std::string method, int64_t x_align,
+                 c10::optional<at::ScalarType> out_dtype) {
+  TORCH_CHECK(w.is_cuda(), "rdnaconv: w must be a GPU tensor");
+  return Args{x_size,
+              w.sizes(),
+              stride,
+              pad,
+              dil,
+              nhwc,
+              has_bias,
+              std::move(act),
+              std::move(method),
+              x_align,
+              out_type_of(w.scalar_type(), out_dtype)};
 }
 
 at::Tensor prepack(const at::Tensor& w, c10::IntArrayRef x_size, c10::IntArrayRef stride,
                    c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc, bool has_bias,
-                   std::string act, std::string method, int64_t x_align) {
-  TORCH_CHECK(w.is_cuda() && w.is_contiguous(), "rdnaconv: w must be a contiguous GPU tensor");
+                   std::string act, std::string method, int64_t x_align,
+                   c10::optional<at::ScalarType> out_dtype) {
+  check_weights(w);
   const c10::cuda::CUDAGuard guard(w.device());
-  const Conv2dProblem p = problem_of(x_size, w.sizes(), stride, pad, dil);
-  const Conv2dOptions o = options_of(has_bias, act, method, x_align);
-  return dispatch(w.scalar_type(), nhwc, [&]<class T, class L>() {
-    rdnaconv::Plan<T, L> plan;
-    check(rdnaconv::Plan<T, L>::create(plan, p, o, w.get_device()), "plan");
-    at::Tensor packed =
-        at::empty({int64_t(plan.packed_weight_bytes())}, w.options().dtype(at::kByte));
-    check(plan.prepack(static_cast<const T*>(w.data_ptr()), packed.data_ptr(),
-                       at::cuda::getCurrentCUDAStream().stream()),
-          "prepack");
-    return packed;
-  });
+  const Args a = weight_args(w, x_size, stride, pad, dil, nhwc, has_bias, std::move(act),
+                             std::move(method), x_align, out_dtype);
+  return pack(*plan_of(w.scalar_type(), a), w);
+}
+
+std::string describe(const at::Tensor& w, c10::IntArrayRef x_size, c10::IntArrayRef stride,
+                     c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc, bool has_bias,
+                     std::string act, std::string method, int64_t x_align,
+                     c10::optional<at::ScalarType> out_dtype) {
+  const c10::cuda::CUDAGuard guard(w.device());
+  const Args a = weight_args(w, x_size, stride, pad, dil, nhwc, has_bias, std::move(act),
+                             std::move(method), x_align, out_dtype);
+  return plan_of(w.scalar_type(), a)->describe();
 }
 
 at::Tensor conv2d_packed(const at::Tensor& x, const at::Tensor& packed,
                          const c10::optional<at::Tensor>& bias, c10::IntArrayRef w_size,
                          c10::IntArrayRef stride, c10::IntArrayRef pad, c10::IntArrayRef dil,
-                         bool nhwc, std::string act, std::string method, int64_t x_align) {
-  const auto fmt = nhwc ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
-  TORCH_CHECK(x.is_cuda() && x.is_contiguous(fmt), "rdnaconv: x must be a GPU tensor, contiguous ",
-              nhwc ? "channels_last" : "NCHW");
+                         bool nhwc, std::string act, std::string method, int64_t x_align,
+                         c10::optional<at::ScalarType> out_dtype) {
+  TORCH_CHECK(w_size.size() == 4, "rdnaconv: w_size must have 4 dimensions");
+  Args a{{},
+         w_size,
+         stride,
+         pad,
+         dil,
+         nhwc,
+         false,
+         std::move(act),
+         std::move(method),
+         x_align,
+         out_type_of(x.scalar_type(), out_dtype)};
+  check_input(x, bias, w_size[0], a);
   TORCH_CHECK(packed.is_cuda() && packed.device() == x.device(),
               "rdnaconv: packed weights not on x's device");
-  const bool has_bias = bias.has_value() && bias->defined();
-  if (has_bias)
-    TORCH_CHECK(bias->is_cuda() && bias->is_contiguous() &&
-                    bias->scalar_type() == x.scalar_type() && bias->numel() == w_size[0],
-                "rdnaconv: bias must be a contiguous GPU tensor of K elements in x's dtype");
   const c10::cuda::CUDAGuard guard(x.device());
-  const Conv2dProblem p = problem_of(x.sizes(), w_size, stride, pad, dil);
-  const Conv2dOptions o = options_of(has_bias, act, method, x_align);
-  return dispatch(x.scalar_type(), nhwc, [&]<class T, class L>() {
-    rdnaconv::Plan<T, L> plan;
-    check(rdnaconv::Plan<T, L>::create(plan, p, o, x.get_device()), "plan");
-    TORCH_CHECK(std::size_t(packed.numel()) == plan.packed_weight_bytes(),
-                "rdnaconv: packed weights of ", packed.numel(), " bytes, the plan needs ",
-                plan.packed_weight_bytes(), " (packed for another shape, layout or method?)");
-    at::Tensor y = at::empty({p.n, p.k, p.p(), p.q()}, x.options().memory_format(fmt));
-    at::Tensor ws = at::empty({int64_t(plan.workspace_bytes())}, x.options().dtype(at::kByte));
-    check(plan.run(static_cast<const T*>(x.data_ptr()), packed.data_ptr(),
-                   has_bias ? bias->data_ptr() : nullptr, y.data_ptr(),
-                   plan.workspace_bytes() ? ws.data_ptr() : nullptr, plan.workspace_bytes(),
-                   at::cuda::getCurrentCUDAStream().stream()),
-          "run");
-    return y;
-  });
+  return run(*plan_of(x.scalar_type(), a), a, x, packed, bias);
+}
+
+at::Tensor conv2d(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias,
+                  c10::IntArrayRef stride, c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc,
+                  std::string act, std::string method, c10::optional<at::ScalarType> out_dtype) {
+  check_weights(w);
+  TORCH_CHECK(w.device() == x.device() && w.scalar_type() == x.scalar_type(),
+              "rdnaconv: w must be on x's device, in x's dtype");
+  Args a{{},
+         w.sizes(),
+         stride,
+         pad,
+         dil,
+         nhwc,
+         false,
+         std::move(act),
+         std::move(method),
+         16,
+         out_type_of(x.scalar_type(), out_dtype)};
+  check_input(x, bias, w.size(0), a);
+  const auto addr = reinterpret_cast<std::uintptr_t>(x.data_ptr());
+  a.x_align = addr % 16 == 0 ? 16 : addr % 8 == 0 ? 8 : addr % 4 == 0 ? 4 : 2;
+  const c10::cuda::CUDAGuard guard(x.device());
+  const rdnaconv_torch::PlanPtr plan = plan_of(x.scalar_type(), a);
+  return run(*plan, a, x, pack(*plan, w), bias);
 }
 
 }  // namespace
 
 TORCH_LIBRARY(rdnaconv, m) {
+  // padding is per side: [top, bottom, left, right]; nhwc: x (and y) are channels_last
   m.def(
       "prepack(Tensor w, int[] x_size, int[] stride, int[] padding, int[] dilation, bool nhwc, "
-      "bool has_bias, str activation, str method, int x_align) -> Tensor");
+      "bool has_bias, str activation, str method, int x_align, ScalarType? out_dtype) -> Tensor");
+  m.def(
+      "describe(Tensor w, int[] x_size, int[] stride, int[] padding, int[] dilation, bool nhwc, "
+      "bool has_bias, str activation, str method, int x_align, ScalarType? out_dtype) -> str");
   m.def(
       "conv2d_packed(Tensor x, Tensor packed, Tensor? bias, int[] w_size, int[] stride, "
-      "int[] padding, int[] dilation, bool nhwc, str activation, str method, int x_align) -> "
-      "Tensor");
+      "int[] padding, int[] dilation, bool nhwc, str activation, str method, int x_align, "
+      "ScalarType? out_dtype) -> Tensor");
+  m.def(
+      "conv2d(Tensor x, Tensor w, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
+      "bool nhwc, str activation, str method, ScalarType? out_dtype) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(rdnaconv, CUDA, m) {
   m.impl("prepack", &prepack);
+  m.impl("describe", &describe);
   m.impl("conv2d_packed", &conv2d_packed);
+  m.impl("conv2d", &conv2d);
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {

@@ -48,14 +48,27 @@ class Backend:
                 has_bias: bool, x_align: int) -> torch.Tensor:
         return torch.ops.rdnaconv.prepack(w, list(x_size), list(conv.stride), list(conv.padding),
                                           list(conv.dilation), nhwc, has_bias, conv.activation,
-                                          conv.method, x_align)
+                                          conv.method, x_align, conv.out_dtype)
+
+    def describe(self, w: torch.Tensor, x_size: Sequence[int], conv: "ConvArgs", nhwc: bool,
+                 has_bias: bool, x_align: int) -> str:
+        return torch.ops.rdnaconv.describe(w, list(x_size), list(conv.stride), list(conv.padding),
+                                           list(conv.dilation), nhwc, has_bias, conv.activation,
+                                           conv.method, x_align, conv.out_dtype)
 
     def conv2d_packed(self, x: torch.Tensor, packed: torch.Tensor, bias: Optional[torch.Tensor],
                       w_size: Sequence[int], conv: "ConvArgs", nhwc: bool,
                       x_align: int) -> torch.Tensor:
         return torch.ops.rdnaconv.conv2d_packed(x, packed, bias, list(w_size), list(conv.stride),
                                                 list(conv.padding), list(conv.dilation), nhwc,
-                                                conv.activation, conv.method, x_align)
+                                                conv.activation, conv.method, x_align,
+                                                conv.out_dtype)
+
+    def conv2d(self, x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
+               conv: "ConvArgs", nhwc: bool) -> torch.Tensor:
+        return torch.ops.rdnaconv.conv2d(x, w, bias, list(conv.stride), list(conv.padding),
+                                         list(conv.dilation), nhwc, conv.activation, conv.method,
+                                         conv.out_dtype)
 
 
 def out_size(x_size: Sequence[int], w_size: Sequence[int], stride: Sequence[int],
@@ -75,11 +88,19 @@ def _register_fakes() -> None:
     if reg is None:
         return
 
-    @reg("rdnaconv::conv2d_packed")
-    def _(x, packed, bias, w_size, stride, padding, dilation, nhwc, activation, method, x_align):
+    def fake_y(x, w_size, stride, padding, dilation, nhwc, out_dtype):
         fmt = torch.channels_last if nhwc else torch.contiguous_format
-        return x.new_empty(out_size(x.shape, w_size, stride, padding, dilation)).contiguous(
-            memory_format=fmt)
+        return x.new_empty(out_size(x.shape, w_size, stride, padding, dilation),
+                           dtype=out_dtype or x.dtype).contiguous(memory_format=fmt)
+
+    @reg("rdnaconv::conv2d_packed")
+    def _(x, packed, bias, w_size, stride, padding, dilation, nhwc, activation, method, x_align,
+          out_dtype):
+        return fake_y(x, w_size, stride, padding, dilation, nhwc, out_dtype)
+
+    @reg("rdnaconv::conv2d")
+    def _(x, w, bias, stride, padding, dilation, nhwc, activation, method, out_dtype):
+        return fake_y(x, w.shape, stride, padding, dilation, nhwc, out_dtype)
     # prepack has none: its size is the plan's (host arithmetic in C++), and it runs outside
     # graphs (once per weight version, cached by the swapped forward).
 
@@ -93,8 +114,9 @@ class ConvArgs:
     stride: Tuple[int, int]
     padding: Tuple[int, int, int, int]
     dilation: Tuple[int, int]
-    activation: str = "none"
+    activation: str = "none"  # none, relu, relu6, gelu (after the bias)
     method: str = "auto"  # a library method name forces it (the plan refuses what it cannot run)
+    out_dtype: Optional[torch.dtype] = None  # None: the input's; float16, bfloat16 or float32
 
 
 def conv_args(conv: nn.Conv2d, method: str = "auto") -> ConvArgs:
@@ -156,6 +178,13 @@ def _layout_of(x: torch.Tensor, layout: str) -> bool:
     return not x.is_contiguous() and x.is_contiguous(memory_format=torch.channels_last)
 
 
+def _x_align(x: torch.Tensor) -> int:
+    """The largest of 16, 8, 4, 2 bytes that x's address is a multiple of (a view at an odd
+    element offset plans a gathering method)."""
+    addr = x.data_ptr()
+    return 16 if addr % 16 == 0 else 8 if addr % 8 == 0 else 4 if addr % 4 == 0 else 2
+
+
 class _Swapped:
     """The forward that replaces a Conv2d's: packs per (weight version, shape, layout), falls
     back per call, warns once per reason."""
@@ -186,22 +215,29 @@ class _Swapped:
         nhwc = _layout_of(x, self.layout)
         fmt = torch.channels_last if nhwc else torch.contiguous_format
         x = x.contiguous(memory_format=fmt)
-        w = conv.weight.detach()
-        if not w.is_contiguous():
-            w = w.contiguous()
         # the plan (hence the packing) depends on the shape, the layout and x's alignment (a view
         # at an odd offset runs a gathering method)
-        addr = x.data_ptr()
-        x_align = 16 if addr % 16 == 0 else 8 if addr % 8 == 0 else 4 if addr % 4 == 0 else 2
+        x_align = _x_align(x)
         key = (conv.weight._version, conv.weight.data_ptr(), tuple(x.shape), nhwc, x_align)
         packed = self.cache.get(key)
         if packed is None:
             self.cache.clear()  # one packing per layer: the newest weights and shape
+            w = conv.weight.detach().contiguous()  # OIHW (a channels_last model's weights too)
             packed = backend.prepack(w, x.shape, self.args, nhwc, conv.bias is not None, x_align)
             self.cache[key] = packed
         self.calls["rdnaconv"] += 1
         b = conv.bias.detach() if conv.bias is not None else None
-        return backend.conv2d_packed(x, packed, b, w.shape, self.args, nhwc, x_align)
+        return backend.conv2d_packed(x, packed, b, conv.weight.shape, self.args, nhwc, x_align)
+
+    def describe(self, x: torch.Tensor) -> str:
+        """What a call with x runs (the plan's describe()), or why it falls back."""
+        why = runtime_reason(self.conv, x, self.layout)
+        if why:
+            return f"F.conv2d (fallback: {why})"
+        nhwc = _layout_of(x, self.layout)
+        x = x.contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format)
+        return backend.describe(self.conv.weight.detach().contiguous(), x.shape, self.args, nhwc,
+                                self.conv.bias is not None, _x_align(x))
 
 
 @dataclasses.dataclass
@@ -249,6 +285,46 @@ def convert(module: nn.Module, *, layout: str = "auto",
         m.forward = _Swapped(m, layout, m.forward, method or "auto")
         report.swapped.append(name)
     return report
+
+
+def describe(conv: nn.Conv2d, x: torch.Tensor) -> str:
+    """What a converted layer runs on input x: the plan's describe() (method, kernels, tile,
+    atom, bytes, the router's rule), or the fallback and its reason."""
+    f = getattr(conv, "forward", None)
+    if not isinstance(f, _Swapped):
+        raise ValueError("describe(): the layer is not converted (rdnaconv.torch.convert)")
+    return f.describe(x)
+
+
+def _pair(v: Union[int, Sequence[int]]) -> Tuple[int, int]:
+    return (v, v) if isinstance(v, int) else (int(v[0]), int(v[1]))
+
+
+def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None,
+           stride: Union[int, Sequence[int]] = 1,
+           padding: Union[int, Sequence[int]] = 0,
+           dilation: Union[int, Sequence[int]] = 1, groups: int = 1, *,
+           activation: str = "none", out_dtype: Optional[torch.dtype] = None,
+           method: str = "auto") -> torch.Tensor:
+    """F.conv2d's arguments plus the fused activation and the output type, on rdnaconv (the
+    layout is x's memory format). padding: an int, (h, w), or per side (top, bottom, left,
+    right). The weights are packed into a temporary on every call (one extra kernel): for a
+    model, convert() caches the packing. Raises what the op raises (no fallback here)."""
+    if groups != 1:
+        raise ValueError(f"groups={groups} (rdnaconv implements groups=1)")
+    ok, why = backend.available()
+    if not ok:
+        raise RuntimeError(why)
+    pad = (padding,) * 4 if isinstance(padding, int) else tuple(int(v) for v in padding)
+    if len(pad) == 2:
+        pad = (pad[0], pad[0], pad[1], pad[1])
+    if len(pad) != 4:
+        raise ValueError("padding: an int, (h, w) or (top, bottom, left, right)")
+    nhwc = _layout_of(x, "auto")
+    if not x.is_contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format):
+        x = x.contiguous()
+    args = ConvArgs(_pair(stride), pad, _pair(dilation), activation, method, out_dtype)
+    return backend.conv2d(x, weight.contiguous(), bias, args, nhwc)
 
 
 def revert(module: nn.Module) -> int:

@@ -30,13 +30,23 @@ class FakeBackend:
 
     def conv2d_packed(self, x, packed, bias, w_size, conv, nhwc, x_align):
         self.runs += 1
+        assert list(packed.shape) == list(w_size)
         fmt = torch.channels_last if nhwc else torch.contiguous_format
         assert x.is_contiguous(memory_format=fmt)
         t, b, l, r = conv.padding
         xp = F.pad(x.double(), (l, r, t, b))
         y = F.conv2d(xp, packed.double(), None if bias is None else bias.double(),
                      stride=conv.stride, dilation=conv.dilation)
-        return y.to(x.dtype).contiguous(memory_format=fmt)
+        y = {"none": y, "relu": F.relu(y), "relu6": F.relu6(y), "gelu": F.gelu(y)}[conv.activation]
+        return y.to(conv.out_dtype or x.dtype).contiguous(memory_format=fmt)
+
+    def conv2d(self, x, w, bias, conv, nhwc):
+        assert w.is_contiguous()
+        return self.conv2d_packed(x, self.prepack(w, x.shape, conv, nhwc, bias is not None, 16),
+                                  bias, w.shape, conv, nhwc, 16)
+
+    def describe(self, w, x_size, conv, nhwc, has_bias, x_align):
+        return f"fake plan nhwc={nhwc} method={conv.method} x_align={x_align}"
 
 
 @pytest.fixture
@@ -181,3 +191,53 @@ def test_geometry_matches_pytorch(k, stride, pad, dil):
     got = F.conv2d(F.pad(x, (l, r, t, b)), conv.weight, conv.bias, stride=a.stride, dilation=a.dilation)
     assert list(want.shape) == rt.out_size(x.shape, conv.weight.shape, a.stride, a.padding, a.dilation)
     assert torch.allclose(got, want, atol=1e-5)
+
+
+@pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
+def test_channels_last_model_packs_oihw_weights_once(fake, memory_format):
+    m = model().to(memory_format=memory_format)  # a channels_last model's 4-D weights too
+    rt.convert(m)
+    x = torch.randn(1, 8, 10, 10).to(torch.bfloat16).contiguous(memory_format=memory_format)
+    packed = []
+    real = fake.prepack
+
+    def spy(w, *a):
+        assert w.is_contiguous()  # OIHW, whatever the module's memory format
+        packed.append(w)
+        return real(w, *a)
+
+    fake.prepack = spy
+    with torch.no_grad():
+        for _ in range(3):
+            m(x)
+    assert len(packed) == 3 and fake.runs == 9
+
+
+def test_functional_conv2d(fake):
+    torch.manual_seed(1)
+    x = torch.randn(2, 4, 9, 11).to(torch.float16)
+    w = torch.randn(6, 4, 3, 3).to(torch.float16)
+    b = torch.randn(6).to(torch.float16)
+    y = rt.conv2d(x, w, b, stride=2, padding=(1, 0, 2, 1), activation="relu",
+                  out_dtype=torch.float32)
+    want = F.relu(F.conv2d(F.pad(x.double(), (2, 1, 1, 0)), w.double(), b.double(), stride=2))
+    assert y.dtype == torch.float32 and y.shape == want.shape
+    assert torch.allclose(y.double(), want, rtol=1e-6, atol=1e-6)
+    y2 = rt.conv2d(x.contiguous(memory_format=torch.channels_last), w, padding=1)
+    assert y2.is_contiguous(memory_format=torch.channels_last) and y2.dtype == torch.float16
+    with pytest.raises(ValueError, match="groups"):
+        rt.conv2d(x, w, groups=2)
+    with pytest.raises(ValueError, match="padding"):
+        rt.conv2d(x, w, padding=(1, 2, 3))
+
+
+def test_describe(fake):
+    m = model()
+    rt.convert(m, methods="general")
+    x = torch.randn(1, 8, 10, 10).to(torch.bfloat16)
+    assert rt.describe(m[0], x).startswith("F.conv2d (fallback: autograd")
+    with torch.no_grad():
+        assert rt.describe(m[0], x) == "fake plan nhwc=False method=general x_align=16"
+        assert rt.describe(m[0], x.float()).startswith("F.conv2d (fallback: input dtype")
+    with pytest.raises(ValueError, match="not converted"):
+        rt.describe(m[3], x)

@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: MIT
+"""The compiled ops on a GPU (skipped without CUDA PyTorch and the built extension): results
+against a float64 reference, describe(), CUDA graph capture, torch.compile, repacking, fallback,
+bad input. Integer data (|x|, |w| <= 2) make every direct method exact: fp32 accumulation of
+integers below 2^24 is exact and the one rounding, to the output type, is the reference's own;
+those rows compare bit for bit. Winograd's transforms are not exact: its rows check against
+2^-7 of the magnitude sum S = |x| * |w| + |b| (a sanity bound; the C++ device suite holds every
+method to the tolerance model of docs/DESIGN.md, and bench_vae.py measures pixels)."""
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import rdnaconv.torch as rt
+
+ok, why = (torch.cuda.is_available(), "no CUDA device")
+if ok:
+    ok, why = rt.backend.available()
+pytestmark = pytest.mark.skipif(not ok, reason=why)
+
+DTYPES = [torch.float16, torch.bfloat16]
+FORMATS = [torch.contiguous_format, torch.channels_last]
+# (N, C, H, W, K, R, stride, padding (t, b, l, r), dilation)
+SHAPES = [
+    (2, 64, 16, 16, 96, 1, 1, (0, 0, 0, 0), 1),    # 1x1
+    (1, 32, 20, 18, 64, 3, 1, (1, 1, 1, 1), 1),    # 3x3, the Winograd / 3x3 families
+    (2, 20, 13, 11, 24, 3, 1, (1, 1, 1, 1), 1),    # C % 8 != 0
+    (1, 48, 17, 17, 40, 3, 2, (1, 1, 1, 1), 1),    # stride 2
+    (2, 3, 37, 35, 16, 7, 2, (3, 3, 3, 3), 1),     # the C = 3 stem
+    (1, 16, 19, 21, 8, 3, 1, (2, 2, 2, 2), 2),     # dilation 2
+    (1, 24, 15, 14, 32, 3, 1, (0, 2, 1, 0), 1),    # asymmetric padding
+    (1, 64, 24, 24, 3, 3, 1, (1, 1, 1, 1), 1),     # K = 3 (a VAE's conv_out)
+    (1, 16, 9, 9, 16, 3, 1, (4, 4, 4, 4), 1),      # padding beyond the filter's reach
+]
+ACT = {"none": lambda v: v, "relu": F.relu, "relu6": F.relu6, "gelu": F.gelu}
+
+
+def ints(*shape, gen):
+    return torch.randint(-2, 3, shape, generator=gen, device="cuda").to(torch.float64)
+
+
+def reference(x, w, b, stride, pad, dil, act):
+    t, bo, l, r = pad
+    y = F.conv2d(F.pad(x.double(), (l, r, t, bo)), w.double(), None if b is None else b.double(),
+                 stride=stride, dilation=dil)
+    return ACT[act](y)
+
+
+def compare(y, want, out_dtype, plan, scale, act):
+    """Bitwise for a direct method without gelu; gelu: the tolerance model's fp32 evaluation
+    bound, 8 u32 (|y| + S), plus y's rounding to fp32; Winograd: the sanity bound 2^-7 S."""
+    assert y.dtype == out_dtype and y.shape == want.shape, plan
+    e = (y.double() - want).abs()
+    if "method=winograd" in plan:
+        bound = scale * 2.0**-7 + want.abs() * 2.0**-8
+    elif act == "gelu":
+        bound = (2.0**-21 + 2.0**-24) * (want.abs() + scale)
+    else:
+        assert torch.equal(y, want.to(out_dtype)), f"{plan}: max |err| {e.max().item()}"
+        return
+    assert (e <= bound).all(), f"{plan}: max |err| {e.max().item()}"
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "N{}C{}H{}W{}K{}R{}s{}p{}d{}".format(
+    *s[:7], "".join(map(str, s[7])), s[8]))
+@pytest.mark.parametrize("fmt", FORMATS, ids=["nchw", "nhwc"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp16", "bf16"])
+@pytest.mark.parametrize("method", ["auto", "general"])
+def test_functional_matches_reference(shape, fmt, dtype, method):
+    n, c, h, w_, k, r, s, pad, d = shape
+    g = torch.Generator(device="cuda").manual_seed(hash(shape) % 2**31)
+    x, w, b = ints(n, c, h, w_, gen=g), ints(k, c, r, r, gen=g), ints(k, gen=g)
+    for act, out_dtype, bias in (("none", dtype, None), ("relu", dtype, b),
+                                 ("gelu", torch.float32, b)):
+        xs = x.to(dtype).contiguous(memory_format=fmt)
+        ws = w.to(dtype)
+        bs = None if bias is None else bias.to(dtype)
+        y = rt.conv2d(xs, ws, bs, stride=s, padding=pad, dilation=d, activation=act,
+                      out_dtype=out_dtype, method=method)
+        assert y.is_contiguous(memory_format=fmt)
+        nhwc = fmt == torch.channels_last
+        plan = torch.ops.rdnaconv.describe(ws, list(xs.shape), [s, s], list(pad), [d, d], nhwc,
+                                           bias is not None, act, method, 16, out_dtype)
+        assert plan.startswith("method=") and (method == "auto" or f"method={method}" in plan)
+        want = reference(x, w, bias, s, pad, d, act)
+        scale = reference(x.abs(), w.abs(), None if bias is None else bias.abs(), s, pad, d,
+                          "none")
+        compare(y, want, out_dtype, plan, scale, act)
+
+
+def small_model(dtype, fmt):
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.SiLU(), nn.Conv2d(32, 32, 1),
+                      nn.Conv2d(32, 16, 3, stride=2, padding=1), nn.Conv2d(16, 8, 3, padding=1))
+    return m.to("cuda", dtype).to(memory_format=fmt).eval()
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=["nchw", "nhwc"])
+def test_converted_model_and_graph_capture(fmt):
+    dtype = torch.bfloat16
+    ref, mine = small_model(dtype, fmt), small_model(dtype, fmt)
+    report = rt.convert(mine)
+    assert len(report.swapped) == 4 and not report.skipped
+    x = torch.randn(2, 16, 32, 32, device="cuda").to(dtype).contiguous(memory_format=fmt)
+    with torch.inference_mode():
+        want = ref(x)
+        eager = mine(x)
+        # bf16 after each of four layers: a few bf16 ulps of cuDNN's result
+        assert torch.allclose(eager.float(), want.float(), rtol=3e-2, atol=3e-2)
+        static_x = x.clone()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            mine(static_x)  # packed already; the graph holds no packing
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_y = mine(static_x)
+        x2 = torch.randn_like(x)
+        static_x.copy_(x2)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(static_y, mine(x2))
+    assert all(v["fallback"] == 0 for v in rt.stats(mine).values())
+    with torch.no_grad():
+        plan = rt.describe(mine[0], x)
+    assert plan.startswith("method=") and ("nhwc" in plan) == (fmt == torch.channels_last)
+
+
+def test_inplace_weight_update_repacks():
+    m = small_model(torch.float16, torch.contiguous_format)
+    rt.convert(m)
+    g = torch.Generator(device="cuda").manual_seed(3)
+    conv = m[0]
+    with torch.no_grad():
+        conv.weight.copy_(ints(*conv.weight.shape, gen=g))
+        conv.bias.copy_(ints(*conv.bias.shape, gen=g))
+        x = ints(1, 16, 16, 16, gen=g).half()
+        y0 = conv(x)
+        conv.weight.mul_(-1)  # in place: the weight's version changes, the layer repacks
+        y1 = conv(x)
+        plan = rt.describe(conv, x)
+    for y, sign in ((y0, -1), (y1, 1)):
+        w = conv.weight.double() * (1 if sign == 1 else -1)
+        want = reference(x, w, conv.bias, 1, (1, 1, 1, 1), 1, "none")
+        scale = reference(x.abs(), w.abs(), conv.bias.abs(), 1, (1, 1, 1, 1), 1, "none")
+        compare(y, want, torch.float16, plan, scale, "none")
+
+
+def test_fallback_is_pytorch_exactly():
+    m = small_model(torch.float16, torch.contiguous_format)
+    rt.convert(m)
+    x = torch.randn(1, 16, 20, 40, device="cuda").half()[:, :, :, ::2]  # neither layout
+    with pytest.warns(RuntimeWarning, match="neither contiguous"), torch.no_grad():
+        got = m[0](x)
+    with torch.no_grad():
+        assert torch.equal(got, m[0].forward.original(x))
+    assert rt.stats(m)["0"]["fallback"] == 1
+
+
+def test_torch_compile():
+    x = torch.randn(1, 16, 24, 24, device="cuda").half().contiguous(memory_format=torch.channels_last)
+    w = torch.randn(32, 16, 3, 3, device="cuda").half()
+    b = torch.randn(32, device="cuda").half()
+
+    def f(x, w, b):
+        return rt.conv2d(x, w, b, padding=1, activation="relu") * 2
+
+    want = f(x, w, b)
+    got = torch.compile(f, fullgraph=True)(x, w, b)
+    assert torch.equal(got, want)
+    m = small_model(torch.float16, torch.channels_last)
+    rt.convert(m)
+    with torch.no_grad():
+        xm = torch.randn(1, 16, 32, 32, device="cuda").half().contiguous(
+            memory_format=torch.channels_last)
+        assert torch.equal(torch.compile(m)(xm), m(xm))
+
+
+def test_bad_input_raises_with_the_reason():
+    x = torch.randn(1, 16, 8, 8, device="cuda").half()
+    w = torch.randn(8, 16, 3, 3, device="cuda").half()
+    with pytest.raises(RuntimeError, match="channels"):
+        rt.conv2d(x, torch.randn(8, 12, 3, 3, device="cuda").half())
+    with pytest.raises(RuntimeError, match="bias"):
+        rt.conv2d(x, w, torch.randn(7, device="cuda").half())
+    with pytest.raises(RuntimeError, match="dtype"):
+        rt.conv2d(x, w.bfloat16())
+    with pytest.raises(RuntimeError, match="activation"):
+        rt.conv2d(x, w, activation="tanh")
+    with pytest.raises(RuntimeError, match="plan"):
+        rt.conv2d(x, w, padding=0, dilation=5)  # no output pixel
+    packed = torch.ops.rdnaconv.prepack(w, [1, 16, 8, 8], [1, 1], [1, 1, 1, 1], [1, 1], False,
+                                        False, "none", "auto", 16, None)
+    with pytest.raises(RuntimeError, match="packed"):
+        torch.ops.rdnaconv.conv2d_packed(x, packed[:-2], None, [8, 16, 3, 3], [1, 1],
+                                         [1, 1, 1, 1], [1, 1], False, "none", "auto", 16, None)
