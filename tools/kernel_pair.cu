@@ -2,8 +2,8 @@
 /// One layer through the public API, timed with device events, the same harness compiled
 /// against two include trees (tools/kernel_pair.sh): separates a kernel change from a
 /// benchmark-harness change when a before/after pair flags a row.
-///   kernel_pair N C H W K R stride pad method reps   (bf16, NCHW; x, y, w, workspace each
-///   from its own cudaMalloc, x filled with a fixed pattern)
+///   kernel_pair N C H W K R stride pad method reps [nhwc]   (bf16, NCHW unless nhwc; x, y, w,
+///   workspace each from its own cudaMalloc, x filled with a fixed pattern)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -13,8 +13,8 @@
 
 #include "rdnaconv/conv2d.hpp"
 
-int main(int argc, char** argv) {
-  if (argc < 11) return std::fprintf(stderr, "usage: N C H W K R stride pad method reps\n"), 2;
+template <class L>
+int run_layer(char** argv) {
   rdnaconv::Conv2dProblem p{};
   p.n = std::atoi(argv[1]);
   p.c = std::atoi(argv[2]);
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     }
   }
   const int reps = std::atoi(argv[10]);
-  using Plan = rdnaconv::Plan<rdnaconv::bf16_t, rdnaconv::NCHW>;
+  using Plan = rdnaconv::Plan<rdnaconv::bf16_t, L>;
   Plan plan;
   if (auto s = Plan::create(plan, p, o, 0); !s.ok())
     return std::fprintf(stderr, "%s\n", s.message().c_str()), 1;
@@ -72,5 +72,15 @@ int main(int argc, char** argv) {
   float ms = 0;
   cudaEventElapsedTime(&ms, a, b);
   std::printf("%.1f us per call (%d calls, %s)\n", 1000.0 * ms / reps, reps, argv[9]);
+#ifdef RDNACONV_HAS_DESCRIBE  // the after tree (a before tree may predate describe())
+  std::printf("  %s\n", plan.describe().c_str());
+#endif
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 11)
+    return std::fprintf(stderr, "usage: N C H W K R stride pad method reps [nhwc]\n"), 2;
+  if (argc > 11 && std::string(argv[11]) == "nhwc") return run_layer<rdnaconv::NHWC>(argv);
+  return run_layer<rdnaconv::NCHW>(argv);
 }

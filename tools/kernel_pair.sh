@@ -10,7 +10,7 @@ for side in before after; do
   inc=$1
   [ $side = after ] && inc=$2
   nvcc -std=c++20 -O3 -arch=sm_${ARCH:-90} --expt-relaxed-constexpr -I"$inc" tools/kernel_pair.cu \
-    -o /tmp/kernel_pair_$side > "$out/build_$side.log" 2>&1 &
+    $([ $side = after ] && echo -DRDNACONV_HAS_DESCRIBE) -o /tmp/kernel_pair_$side > "$out/build_$side.log" 2>&1 &
 done
 wait
 # shellcheck disable=SC2086
