@@ -20,7 +20,8 @@ inline constexpr bool kDeviceHasAsyncCopy = false;
 #endif
 
 /// 16 bytes from `src` to shared `dst`; when `valid` is false the 16 bytes are zero-filled and
-/// `src` is not read (it must still be a mapped address: callers pass the tensor base).
+/// `src` is not read (0 source bytes, PTX ISA "cp.async": src-size bytes are copied, the rest
+/// of the 16 zero-filled), so it may be any address.
 RDNACONV_DEVICE inline void cp_async16(void* dst, const void* src, bool valid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));

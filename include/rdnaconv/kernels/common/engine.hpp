@@ -59,9 +59,10 @@ RDNACONV_DEVICE inline void fetch_regs(const It& it, Staged<It>& r) {
 #pragma unroll
   for (int i = 0; i < It::IT; ++i) {
     const std::uint16_t* src = nullptr;
-    r.vec[i] = it.vec(i, src);
+    bool live = false;
+    r.vec[i] = it.vec(i, src, live);
     if (r.vec[i]) {
-      if (src) {
+      if (live) {
         const uint4 v = arch::load_global16(src);
         r.w[i][0] = v.x;
         r.w[i][1] = v.y;
@@ -99,8 +100,9 @@ RDNACONV_DEVICE inline void fetch_async(const It& it, std::uint16_t* tile, int l
   for (int i = 0; i < It::IT; ++i) {
     std::uint16_t* dst = tile + it.row(i) * ld + it.kv(i) * 8;
     const std::uint16_t* src = nullptr;
-    if (it.vec(i, src)) {
-      arch::cp_async16(dst, src ? src : it.base(), src != nullptr);
+    bool live = false;
+    if (it.vec(i, src, live)) {
+      arch::cp_async16(dst, src, live);  // 0 bytes of src where !live: zeros, src not read
     } else {
       Gathered<false> g;
       it.gather(i, g);
@@ -227,15 +229,21 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
 /// The engine kernel. AIterTag names the family's A iterator; OutL the output layout (nhwc
 /// is also the raw [batch][rows][K] layout of Winograd's M).
 /// Launch bounds: the block size; on CUDA, blocks of 64 threads (the thin tile) also say one
-/// block per SM is enough, else ptxas held the thin NCHW kernel to 128 registers and spilled
-/// (0, for the others, is what they had: ptxas's choice unchanged, checked with -Xptxas -v).
+/// block per SM is enough, else ptxas held the thin NCHW kernel to 128 registers and spilled;
+/// cp.async blocks of 256 (the sm_80 main tile, 8 warps) ask for two per SM, i.e. at most 128
+/// registers, which is what their 64 accumulators leave room for (tiles.hpp); 0, for the others
+/// (the RDNA tiles run with emulated atoms on NVIDIA among them), is what they had (ptxas's
+/// choice, checked with -Xptxas -v: held to 128 they spilled).
 #if defined(__CUDACC__) && !defined(__HIP__)
-#define RDNACONV_ENGINE_BOUNDS(t) __launch_bounds__(t, (t) <= 64 ? 1 : 0)
+#define RDNACONV_ENGINE_BOUNDS(c)                                           \
+  __launch_bounds__(c.threads(), c.threads() <= 64                      ? 1 \
+                                 : c.async_copy() && c.threads() >= 256 ? 2 \
+                                                                        : 0)
 #else
-#define RDNACONV_ENGINE_BOUNDS(t) __launch_bounds__(t)
+#define RDNACONV_ENGINE_BOUNDS(c) __launch_bounds__(c.threads())
 #endif
 template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
-__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg.threads())
+__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
     conv_gemm(const RDNACONV_GRID_CONSTANT ConvGemmParams pr) {
   constexpr TileConfig Cfg = Tiles::cfg;
   using Atom = arch::atom_t<AK, T>;

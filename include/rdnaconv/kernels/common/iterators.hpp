@@ -4,9 +4,14 @@
 /// of a tile. Every iterator has the same surface:
 ///   row(i), kv(i)     tile row and 8-element column of this thread's vector i (fixed)
 ///   step(ks)          prepare reduction step ks (called with ks = 0, 1, 2, ... in order)
-///   vec(i, src)       true: vector i is one aligned 16-byte load from src (nullptr: zeros);
-///                     false: call gather(i, g) for it (g: a Gathered, 8 element loads)
-///   base()            a mapped address of the operand (dummy source of zero-filled copies)
+///   vec(i, src, live) true: vector i is one aligned 16-byte load from src where `live`, zeros
+///                     where not (then src is not read: the register path skips the load, a
+///                     cp.async copies 0 bytes of it); false: call gather(i, g) for it (g: a
+///                     Gathered, 8 element loads)
+/// The pointers a step reads are kept running (advanced by a constant per step, recomputed
+/// only where the window moves to the next tap) and the zero case is a flag, not a null
+/// pointer: a null test and a 64-bit select per vector and step were a fifth of the sm_80
+/// loop's instructions (kernels/common/README.md, notes).
 #pragma once
 
 #include <cstdint>
@@ -78,26 +83,27 @@ template <class Tiles, int Rows>
 struct DenseIter : VectorMap<Tiles, Rows, true> {
   using Map = VectorMap<Tiles, Rows, true>;
   static constexpr int IT = Map::IT;
-  const std::uint16_t* first;
-  const std::uint16_t* row_ptr[IT];  // this thread's vector i at step 0; null past the last row
+  const std::uint16_t* row_ptr[IT];  // this thread's vector i at step 0 (row 0's past the end)
+  bool row_ok[IT];                   // its row exists
   int kofs = 0;
   RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left,
                             int tid_)
-      : Map{tid_}, first(first_row) {
+      : Map{tid_} {
 #pragma unroll
     for (int i = 0; i < IT; ++i) {
       const int r = this->row(i);
-      row_ptr[i] = r < rows_left ? first_row + r * ld + this->kv(i) * 8 : nullptr;
+      row_ok[i] = r < rows_left;
+      row_ptr[i] = first_row + (row_ok[i] ? r * ld : 0) + this->kv(i) * 8;
     }
   }
   RDNACONV_DEVICE void step(int ks) { kofs = ks * Map::C.block_k; }
-  RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
-    src = row_ptr[i] ? row_ptr[i] + kofs : nullptr;
+  RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src, bool& live) const {
+    src = row_ptr[i] + kofs;
+    live = row_ok[i];
     return true;
   }
   template <class G>
   RDNACONV_DEVICE void gather(int, G&) const {}  // never called: vec() is always true
-  RDNACONV_DEVICE const std::uint16_t* base() const { return first; }
 };
 
 /// Where an output pixel's filter window starts: the GEMM row m = (img, op, oq).
@@ -167,12 +173,13 @@ struct GeneralIterTag {
       return kNhwc ? img + (std::int64_t(ih) * pr.w + iw) * pr.c + ci
                    : img + ci * hw + std::int64_t(ih) * pr.w + iw;
     }
-    RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
+    RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src, bool& live) const {
       if (!kNhwc || !pr.vec_x) return false;  // vec_x implies C % 8 == 0: a vector is all in or out
       const int ci = v_ci[i];
       const std::int64_t off =
           ci < pr.c ? offset(i, v_rs[i], ci) : -1;  // c_pad may exceed C (tap packing)
-      src = off >= 0 ? pr.x + off : nullptr;
+      live = off >= 0;
+      src = pr.x + (live ? off : 0);
       return true;
     }
     template <class G>
@@ -195,7 +202,6 @@ struct GeneralIterTag {
         }
       }
     }
-    RDNACONV_DEVICE const std::uint16_t* base() const { return pr.x; }
   };
 };
 
@@ -218,12 +224,17 @@ struct TapIterTag {
     static constexpr int BK = Map::C.block_k;
     const ConvGemmParams& pr;
     RowOrigin o[IT];
-    std::int64_t pix[IT];  // offset of (row i, channel 0) at the current tap
-    bool in[IT];           // the current tap of row i lies inside the image
+    std::int64_t pix[IT];          // offset of (row i, channel 0) at the current tap
+    bool in[IT];                   // the current tap of row i lies inside the image
+    const std::uint16_t* ptr[IT];  // NHWC / NCHWc: vector i at the current step
     std::int64_t hw;
+    std::int64_t cstep;  // elements between one step's vector and the next step's in one tap
     int rr = 0, ss = 0, c0 = 0;  // the current step's tap (r, s) and channel offset
     RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
-        : Map{tid_}, pr(p), hw(std::int64_t(p.h) * p.w) {
+        : Map{tid_},
+          pr(p),
+          hw(std::int64_t(p.h) * p.w),
+          cstep(IL == InLayout::nchwc ? std::int64_t(p.h) * p.w * BK : BK) {
 #pragma unroll
       for (int i = 0; i < IT; ++i) o[i] = row_origin(pr, m_block + this->row(i));
       set_tap();
@@ -240,6 +251,7 @@ struct TapIterTag {
           pix[i] = o[i].img * pr.c * hw + sp;
         else
           pix[i] = (o[i].img * pr.c_pad * hw) + sp * BK;
+        if constexpr (IL != InLayout::nchw) ptr[i] = pr.x + pix[i] + this->kv(i) * 8;  // channel 0
       }
     }
     /// Steps come in order 0, 1, 2, ... (both pipelines): advance by counters, no division.
@@ -254,23 +266,26 @@ struct TapIterTag {
             ++rr;
           }
           set_tap();
+          return;
         }
+      }
+      if constexpr (IL != InLayout::nchw) {
+#pragma unroll
+        for (int i = 0; i < IT; ++i) ptr[i] += cstep;
       }
     }
     /// NHWC and NCHWc read 16-byte vectors only: on NHWC the method can implement only C % 8 == 0
     /// and the plan's alignment contract guarantees a 16-byte aligned x (can_implement,
     /// Plan::check_x_alignment), so no gather code sits in the hot loop of these kernels.
-    RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src) const {
-      const int c = c0 + this->kv(i) * 8;
+    RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src, bool& live) const {
       if constexpr (IL == InLayout::nchw) {
         return false;
-      } else if constexpr (IL == InLayout::nhwc) {
-        src = in[i] && c < pr.c ? pr.x + pix[i] + c
-                                : nullptr;  // C % 8 == 0: a vector is all in or out
-        return true;
       } else {
-        // channel block c0/BK; padded channels are zeros in the repack, no channel mask
-        src = in[i] ? pr.x + pix[i] + (c0 / BK) * hw * BK + this->kv(i) * 8 : nullptr;
+        src = ptr[i];
+        if constexpr (IL == InLayout::nhwc)
+          live = in[i] && c0 + this->kv(i) * 8 < pr.c;  // C % 8 == 0: a vector is all in or out
+        else
+          live = in[i];  // channels past C are zeros in the repack: no channel mask
         return true;
       }
     }
@@ -283,7 +298,6 @@ struct TapIterTag {
         for (int j = 0; j < 8; ++j) g.load(j, in[i] && c + j < pr.c, src + j * hw);
       }  // else never called: vec() is always true here
     }
-    RDNACONV_DEVICE const std::uint16_t* base() const { return pr.x; }
   };
 };
 

@@ -91,13 +91,18 @@ inline constexpr TileConfig kRdna4Tile = kRdna3Tile;
 inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile,     kRdna4Tile,
                                        kRdna4Tile, kRdnaFusedTile, kRdnaThinTile};
 
-// NVIDIA sm_80+ (mma.sync m16n8k16, ldmatrix, cp.async). 128x128x32 with 4 warps (2 x 2) of
-// 64x64: per 16-deep step a warp loads 4 + 4 ldmatrix.x4 for 32 mma.sync, so the shared-memory
-// bytes per FLOP halve against a 64x32 warp tile, which was shared-memory bound (foundation
-// notes). 128 accumulators per thread. Four stages (3 tiles in flight) of 20 KiB = 80 KiB of
-// dynamic shared memory, two blocks per SM (228 KiB per SM on sm_90).
+// NVIDIA sm_80+ (mma.sync m16n8k16, ldmatrix, cp.async). 128x128x32 with 8 warps (2 x 4) of
+// 64x32, two blocks per SM = 16 warps (4 per scheduler): 64 accumulators per thread, held to 128
+// registers by the launch bound (engine.hpp). The earlier 4 warps of 64x64 (128 accumulators,
+// 246-250 registers) also fit two blocks, but only 8 warps per SM: Nsight Compute on C = K = 512
+// at 128² put each warp 6.9 cycles between issues (fixed-latency waits 2.4, no instruction 1.5)
+// with the tensor pipe 37% busy, and 19% fewer instructions per step changed the time by 2%.
+// With 16 warps (commit log, docs/BENCHMARKS.md): 1.06-2.25x on the measured layers, tensor
+// pipe 41% on that layer, where the shared-memory fragment loads now bind (short scoreboard
+// 3.8 cycles per issue; 6 ldmatrix.x4 per 16 mma.sync instead of 8 per 32). Four stages (3
+// tiles in flight) of 20 KiB = 80 KiB of dynamic shared memory per block.
 inline constexpr TileConfig kSm80Tile{
-    .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 4};
+    .block_m = 128, .block_n = 128, .block_k = 32, .warps_m = 2, .warps_n = 4, .stages = 4};
 // Fused Winograd: 32x32 blocks of 4 warps, four cp.async stages of 5 KiB.
 inline constexpr TileConfig kSm80FusedTile{
     .block_m = 32, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 4};
