@@ -234,7 +234,7 @@ struct TapIterTag {
         : Map{tid_},
           pr(p),
           hw(std::int64_t(p.h) * p.w),
-          cstep(IL == InLayout::nchwc ? std::int64_t(p.h) * p.w * BK : BK) {
+          cstep(IL == InLayout::nchwc ? hw * BK : BK) {
 #pragma unroll
       for (int i = 0; i < IT; ++i) o[i] = row_origin(pr, m_block + this->row(i));
       set_tap();
