@@ -47,7 +47,10 @@ has_pkg gtest/gtest.h || need "GoogleTest" "apt-get install libgtest-dev libgmoc
 has_pkg benchmark/benchmark.h || need "Google Benchmark" "apt-get install libbenchmark-dev (or CMAKE_PREFIX_PATH=<staged prefix>)"
 [ $missing = 0 ] || exit 1
 
-arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+# the GPU's own target; on a 9.0 device (H100, H200) sm_90a, which carries the wgmma tiles
+# (ARCH=90 builds the mma.sync path instead)
+arch=${ARCH:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)}
+[ -z "${ARCH:-}" ] && [ "$arch" = 90 ] && arch=90a
 mkdir -p "$out"
 if ! cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDNACONV_BACKEND=cuda \
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch" ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} \

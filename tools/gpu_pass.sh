@@ -8,7 +8,8 @@
 #                                    cuDNN; VAE_ARGS), neither in the default
 # Environment: BUILD (default /tmp/rdnaconv-gpu), JOBS (16), FUZZ_COUNT (runs per method, 20000),
 #   FUZZ_SECONDS (time cap, 0 = none), FUZZ_SEED, CTEST_ARGS (extra ctest arguments, e.g. -R Fuzz),
-#   BENCH_ARGS (extra rdnaconv_bench arguments), ARCH (CUDA architecture, default 90).
+#   BENCH_ARGS (extra rdnaconv_bench arguments), ARCH (CUDA architecture, default 90a: the
+#   H200's wgmma tiles; 90 for the mma.sync path).
 # GoogleTest / Google Benchmark: CMAKE_PREFIX_PATH, or .devdeps/ (../shared/device/stage.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +48,7 @@ done
 t0=$SECONDS
 [ ${#targets[@]} -gt 0 ] && {
   cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDNACONV_BACKEND=cuda \
-    -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90}" ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} &&
+    -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90a}" ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} &&
   cmake --build "$b" -j "$jobs" --target $(printf '%s\n' "${targets[@]}" | sort -u)
 } > "$out/build.log" 2>&1
 rc=$?

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # tools/kernel_pair.cu built against several include trees, then every layer of a fixed list run
 # alternately on each build, ROUNDS times (device events, back-to-back calls on one stream).
-#   tools/tree_rounds.sh NAME=INCLUDE_DIR [NAME=INCLUDE_DIR ...]
+#   tools/tree_rounds.sh NAME=INCLUDE_DIR[@ARCH] [NAME=INCLUDE_DIR[@ARCH] ...]
 # e.g. tools/tree_rounds.sh head=/tmp/head/include new=include  (git archive HEAD include | tar -x)
+#      tools/tree_rounds.sh sm80=include@90 sm90=include@90a  (one tree, two targets)
+# ARCH: the target of trees without @ARCH (default 90); 90a builds define RDNACONV_SM90A.
 # Writes rounds.txt ("name | layer | time") and the build logs under $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -11,10 +13,15 @@ mkdir -p "$out"
 names=()
 for spec in "$@"; do
   name=${spec%%=*}
+  dir=${spec#*=}
+  arch=${ARCH:-90}
+  case $dir in *@*) arch=${dir##*@} dir=${dir%@*} ;; esac
   names+=("$name")
-  nvcc -std=c++20 -O3 -arch=sm_"${ARCH:-90}" --expt-relaxed-constexpr -I"${spec#*=}" \
-    ${DESCRIBE:+-DRDNACONV_HAS_DESCRIBE} tools/kernel_pair.cu -o "/tmp/tree_rounds_$name" \
-    > "$out/build_$name.log" 2>&1 &
+  defs=()
+  [ "$arch" = 90a ] && defs=(-DRDNACONV_SM90A=1)
+  nvcc -std=c++20 -O3 -gencode=arch=compute_"$arch",code=sm_"$arch" --expt-relaxed-constexpr \
+    -I"$dir" "${defs[@]}" ${DESCRIBE:+-DRDNACONV_HAS_DESCRIBE} -Xptxas -v tools/kernel_pair.cu \
+    -o "/tmp/tree_rounds_$name" > "$out/build_$name.log" 2>&1 &
 done
 wait
 # N C H W K R stride pad method reps [nhwc]: VAE and ResNet-50 shapes, one per kernel family

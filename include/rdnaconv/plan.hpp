@@ -166,6 +166,9 @@ class Plan {
     } else {
 #if defined(RDNACONV_BACKEND_CUDA)
       if (desc_.tiles == ArchClass::sm80) return fn(family_c<ArchClass::sm80>{});
+#if defined(RDNACONV_SM90A)
+      if (desc_.tiles == ArchClass::sm90) return fn(family_c<ArchClass::sm90>{});
+#endif
 #else
       if (desc_.tiles == ArchClass::rdna3) return fn(family_c<ArchClass::rdna3>{});
       if (desc_.tiles == ArchClass::rdna4) return fn(family_c<ArchClass::rdna4>{});

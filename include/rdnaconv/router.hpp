@@ -48,7 +48,9 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
     // H200 sweep (docs/ROUTER.md): Winograd won only where the direct grid is small (few output
     // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
     // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
+    // sm90 (wgmma main rows) keeps sm80's numbers until its own sweep (docs/ROUTER.md).
     case ArchClass::sm80:
+    case ArchClass::sm90:
       return {.tap_min_c = 16,
               .winograd_min_c = 128,
               .winograd_min_k = 1,

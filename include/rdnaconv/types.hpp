@@ -50,7 +50,8 @@ constexpr bool is_winograd(Method m) {
 enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
 
 /// Architecture families that own a tile table.
-enum class ArchClass : std::uint8_t { generic, rdna3, rdna4, sm80 };
+/// sm90: Hopper with the sm_90a target in the build (wgmma); sm80: every other sm_80+ device.
+enum class ArchClass : std::uint8_t { generic, rdna3, rdna4, sm80, sm90 };
 
 enum class StatusCode : std::uint8_t {
   ok,
@@ -157,6 +158,8 @@ constexpr const char* to_string(ArchClass f) {
       return "rdna4";
     case ArchClass::sm80:
       return "sm80";
+    case ArchClass::sm90:
+      return "sm90";
   }
   return "?";
 }

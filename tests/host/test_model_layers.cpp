@@ -95,7 +95,8 @@ TEST(ModelTables, UniqueShapes) {
 }
 
 TEST(ModelTables, EveryLayerRoutesToAnImplementingMethod) {
-  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::generic})
+  for (ArchClass f :
+       {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::sm90, ArchClass::generic})
     for (const std::string& m : models::model_names())
       for (const auto& l : models::model(m))
         for (LayoutKind lk : {LayoutKind::nchw, LayoutKind::nhwc}) {

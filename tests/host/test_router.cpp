@@ -2,6 +2,8 @@
 /// @file test_router.cpp Router rules (static_assert and runtime), shape math, family mapping.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "rdnaconv/arch/device_info.hpp"
 #include "rdnaconv/plan_desc.hpp"
 #include "rdnaconv/router.hpp"
@@ -38,10 +40,10 @@ static_assert(kStem.p() == 112 && kStem.q() == 112);
 }  // namespace
 
 TEST(Router, RulesPerFamily) {
-  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80}) {
+  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::sm90}) {
+    const bool nv = f == ArchClass::sm80 || f == ArchClass::sm90;
     EXPECT_EQ(route(kRes1x1, LayoutKind::nchw, f), Method::gemm1x1);
-    EXPECT_EQ(route(kVae3x3, LayoutKind::nchw, f),
-              f == ArchClass::sm80 ? Method::cblocked3x3 : Method::winograd);
+    EXPECT_EQ(route(kVae3x3, LayoutKind::nchw, f), nv ? Method::cblocked3x3 : Method::winograd);
     EXPECT_EQ(route(kSmall3x3, LayoutKind::nhwc, f), Method::nhwc3x3);
     EXPECT_EQ(route(kStem, LayoutKind::nhwc, f), Method::general);
   }
@@ -77,7 +79,8 @@ TEST(Router, PlanRunsWhatTheRouterPicks) {
 TEST(Router, NeverWinogradForBf16) {
   // bf16's 8-bit significand: Winograd's error amplification gives errors of the order of the
   // outputs (kernels/winograd/README.md); fp16 keeps the measured Winograd windows
-  for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::generic})
+  for (ArchClass f :
+       {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::sm90, ArchClass::generic})
     for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc})
       for (const Conv2dProblem& p : {kVae3x3, kVaeOut, make_problem(1, 512, 64, 64, 32, 3, 3, 1, 1),
                                      make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)})
@@ -221,6 +224,37 @@ TEST(ShapeMath, TileTables) {
     EXPECT_FALSE(t.async_copy());         // no async global->LDS copy on gfx11/gfx12
   }
   EXPECT_TRUE(kernels::tile_of(ArchClass::sm80, kernels::TileKind::general).async_copy());
+  // Hopper: the main rows are wgmma tiles (two warpgroups of 64 x 128, unpadded swizzled rows);
+  // thin and fused Winograd keep their mma.sync rows
+  for (kernels::TileKind k : {kernels::TileKind::general, kernels::TileKind::gemm1x1,
+                              kernels::TileKind::conv3x3, kernels::TileKind::winograd}) {
+    const kernels::TileConfig t = kernels::tile_of(ArchClass::sm90, k);
+    EXPECT_TRUE(t.wgmma && t.async_copy() && t.valid(227 * 1024));
+    EXPECT_EQ(t.threads(), 256);
+    EXPECT_EQ(t.lds_row(), t.block_k);
+    EXPECT_EQ(t.block_k, kernels::tile_of(ArchClass::sm80, k).block_k);  // same packing
+  }
+  EXPECT_FALSE(kernels::tile_of(ArchClass::sm90, kernels::TileKind::thin).wgmma);
+  EXPECT_FALSE(kernels::tile_of(ArchClass::sm90, kernels::TileKind::winograd_fused).wgmma);
+}
+
+TEST(ShapeMath, Sm90SwizzleIsAPermutationOfEachRow) {
+  // the 64-byte swizzle keeps every 16-byte vector inside its own 64-byte row, and the 32 vectors
+  // of 8 rows fill their 512 bytes exactly once
+  const kernels::TileConfig t = kernels::tile_of(ArchClass::sm90, kernels::TileKind::general);
+  for (int g = 0; g < t.block_m / 8; ++g) {
+    std::vector<int> seen(32, 0);
+    for (int r = 8 * g; r < 8 * g + 8; ++r)
+      for (int kv = 0; kv < 4; ++kv) {
+        const int off = t.lds_offset(r, kv);
+        EXPECT_EQ(off / t.block_k, r);
+        ++seen[(off - 8 * g * t.block_k) / 8];
+      }
+    for (int c : seen) EXPECT_EQ(c, 1);
+  }
+  EXPECT_EQ(t.lds_offset(0, 3), 24);
+  EXPECT_EQ(t.lds_offset(2, 0), 2 * 32 + 8);   // rows 2-3: chunk c at c ^ 1
+  EXPECT_EQ(t.lds_offset(7, 1), 7 * 32 + 16);  // rows 6-7: c ^ 3
 }
 
 TEST(ShapeMath, ThinLayersRunTheThinTile) {
@@ -255,6 +289,9 @@ TEST(DeviceFamily, Mapping) {
   EXPECT_EQ(family_from_gfx(1151), ArchClass::rdna3);
   EXPECT_EQ(family_from_gfx(1201), ArchClass::rdna4);
   EXPECT_EQ(family_from_gfx(1030), ArchClass::generic);
-  EXPECT_EQ(family_from_cuda_cc(90), ArchClass::sm80);
+  EXPECT_EQ(family_from_cuda_cc(90, false), ArchClass::sm80);
+  EXPECT_EQ(family_from_cuda_cc(90, true), ArchClass::sm90);   // the build carries sm_90a
+  EXPECT_EQ(family_from_cuda_cc(100, true), ArchClass::sm80);  // sm_90a code runs on 9.0 only
+  EXPECT_EQ(family_from_cuda_cc(80, true), ArchClass::sm80);
   EXPECT_EQ(family_from_cuda_cc(75), ArchClass::generic);
 }

@@ -85,6 +85,7 @@ struct Gfx11Layout {
 /// so a fragment that breaks the replication rule gives wrong odd rows, as on the hardware.
 template <DType T>
 struct EmuGfx11 : Gfx11Layout {
+  static constexpr DType dtype = T;
   RDNACONV_DEVICE static void mma(float (&c)[8], const AFrag& a, const BFrag& b, int lane) {
     const int half = lane / 16;
 #pragma unroll
@@ -101,6 +102,7 @@ struct EmuGfx11 : Gfx11Layout {
 /// RDNA3 v_wmma_f32_16x16x16_{f16,bf16} (wave32).
 template <DType T>
 struct WmmaGfx11 : Gfx11Layout {
+  static constexpr DType dtype = T;
   RDNACONV_DEVICE static void mma(float (&c)[8], const AFrag& a, const BFrag& b, int lane) {
 #if defined(__GFX11__)
     typedef float v8f __attribute__((ext_vector_type(8)));
@@ -142,6 +144,7 @@ struct Gfx12Layout {
 
 template <DType T>
 struct EmuGfx12 : Gfx12Layout {
+  static constexpr DType dtype = T;
   RDNACONV_DEVICE static void mma(float (&c)[8], const AFrag& a, const BFrag& b, int lane) {
     const int col = lane % 16;
     std::uint32_t bl[4], bh[4];
@@ -167,6 +170,7 @@ struct EmuGfx12 : Gfx12Layout {
 /// RDNA4 v_wmma_f32_16x16x16_{f16,bf16} (wave32, gfx12 encoding).
 template <DType T>
 struct WmmaGfx12 : Gfx12Layout {
+  static constexpr DType dtype = T;
   RDNACONV_DEVICE static void mma(float (&c)[8], const AFrag& a, const BFrag& b, int lane) {
 #if defined(__GFX12__)
     typedef float v8f __attribute__((ext_vector_type(8)));
@@ -193,6 +197,7 @@ struct WmmaGfx12 : Gfx12Layout {
 // ---------------------------------------------------------------------------------------------
 template <DType T>
 struct MmaSm80 {
+  static constexpr DType dtype = T;
   using AFrag = Words<4>;
   using BFrag = Words<4>;
   // ldmatrix.x4 gives each lane exactly the words listed in the file comment: matrix j of the
@@ -244,6 +249,7 @@ struct MmaSm80 {
 // ---------------------------------------------------------------------------------------------
 template <DType T>
 struct FmaAtom {
+  static constexpr DType dtype = T;
   struct AFrag {
     const std::uint16_t* p;
     int ld;

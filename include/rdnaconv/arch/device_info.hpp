@@ -21,8 +21,17 @@ constexpr ArchClass family_from_gfx(int gfx) {
   if (gfx >= 1200 && gfx < 1300) return ArchClass::rdna4;
   return ArchClass::generic;
 }
-/// sm_80 and newer have mma.sync m16n8k16 for f16 and bf16.
-constexpr ArchClass family_from_cuda_cc(int cc) {
+/// sm_80 and newer have mma.sync m16n8k16 for f16 and bf16; a 9.0 device (H100, H200) in a
+/// build that carries the sm_90a target also has wgmma (the sm90 table). The host pass cannot
+/// see device targets, so the build says it: RDNACONV_SM90A (CMake sets it for
+/// CMAKE_CUDA_ARCHITECTURES=90a; arch/wgmma.hpp refuses it in a plain sm_90 pass).
+#if defined(RDNACONV_SM90A)
+inline constexpr bool kBuildSm90a = true;
+#else
+inline constexpr bool kBuildSm90a = false;
+#endif
+constexpr ArchClass family_from_cuda_cc(int cc, bool sm90a = kBuildSm90a) {
+  if (cc == 90 && sm90a) return ArchClass::sm90;
   return cc >= 80 ? ArchClass::sm80 : ArchClass::generic;
 }
 

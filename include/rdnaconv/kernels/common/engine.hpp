@@ -8,10 +8,12 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "rdnaconv/arch/atoms.hpp"
 #include "rdnaconv/arch/copy.hpp"
 #include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/arch/wgmma.hpp"
 #include "rdnaconv/detail/launch_log.hpp"
 #include "rdnaconv/epilogue.hpp"
 #include "rdnaconv/kernels/common/conv_params.hpp"
@@ -77,12 +79,11 @@ RDNACONV_DEVICE inline void fetch_regs(const It& it, Staged<It>& r) {
   }
 }
 
-template <class It>
-RDNACONV_DEVICE inline void store_regs(const It& it, const Staged<It>& r, std::uint16_t* tile,
-                                       int ld) {
+template <TileConfig Cfg, class It>
+RDNACONV_DEVICE inline void store_regs(const It& it, const Staged<It>& r, std::uint16_t* tile) {
 #pragma unroll
   for (int i = 0; i < It::IT; ++i) {
-    std::uint16_t* dst = tile + it.row(i) * ld + it.kv(i) * 8;
+    std::uint16_t* dst = tile + Cfg.lds_offset(it.row(i), it.kv(i));
     if (r.vec[i]) {
       *reinterpret_cast<uint4*>(dst) = make_uint4(r.w[i][0], r.w[i][1], r.w[i][2], r.w[i][3]);
     } else {
@@ -94,11 +95,11 @@ RDNACONV_DEVICE inline void store_regs(const It& it, const Staged<It>& r, std::u
 
 /// Issues this thread's vectors of one tile as cp.async (contiguous vectors) or as a
 /// synchronous gather + shared store (the rest); both land before the consuming barrier.
-template <class It>
-RDNACONV_DEVICE inline void fetch_async(const It& it, std::uint16_t* tile, int ld) {
+template <TileConfig Cfg, class It>
+RDNACONV_DEVICE inline void fetch_async(const It& it, std::uint16_t* tile) {
 #pragma unroll
   for (int i = 0; i < It::IT; ++i) {
-    std::uint16_t* dst = tile + it.row(i) * ld + it.kv(i) * 8;
+    std::uint16_t* dst = tile + Cfg.lds_offset(it.row(i), it.kv(i));
     const std::uint16_t* src = nullptr;
     bool live = false;
     if (it.vec(i, src, live)) {
@@ -135,6 +136,23 @@ RDNACONV_DEVICE inline void multiply(float (&acc)[AM][AN][8], const std::uint16_
   }
 }
 
+/// One block_k step of warpgroup products (wgmma tiles): warpgroup g multiplies its 64 rows of
+/// the A tile by the whole B tile, block_k / 16 instructions, committed as one group. The
+/// second k16 half of a 64-byte row starts 32 bytes in: the descriptor's start address moves by
+/// 2 (16-byte units) and the hardware applies the swizzle to the full address.
+template <TileConfig Cfg, class Atom, int AN>
+RDNACONV_DEVICE inline void multiply_wgmma(float (&acc)[1][AN][8], const std::uint16_t* as,
+                                           const std::uint16_t* bs, int group) {
+  static_assert(Cfg.block_n == 128 && AN == 8, "one m64n128 product per warpgroup");
+  const std::uint64_t da = arch::smem_desc_sw64(as + group * 64 * Cfg.block_k);
+  const std::uint64_t db = arch::smem_desc_sw64(bs);
+  arch::wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < Cfg.block_k / 16; ++kk)
+    arch::wgmma_m64n128k16<Atom::dtype == DType::bf16>(acc[0], da + 2 * kk, db + 2 * kk);
+  arch::wgmma_commit();
+}
+
 /// Called after each step's products; the plain GEMM needs none.
 struct NoHook {
   template <class Acc>
@@ -165,25 +183,37 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
       if (s < nsteps) {
         a.step(s);
         b.step(s);
-        fetch_async(a, smem + s * STAGE, LD);
-        fetch_async(b, smem + s * STAGE + BM * LD, LD);
+        fetch_async<Cfg>(a, smem + s * STAGE);
+        fetch_async<Cfg>(b, smem + s * STAGE + BM * LD);
       }
       arch::cp_async_commit();
     }
     for (int ks = 0; ks < nsteps; ++ks) {
       arch::cp_async_wait<S - 2>();
+      // wgmma reads shared memory through the async proxy: this thread's cp.async results (and
+      // gather stores) of step ks are made visible to it before the barrier publishes them.
+      if constexpr (Cfg.wgmma) arch::fence_proxy_async_smem();
       __syncthreads();  // step ks visible to all; everyone is done with step ks-1's stage
       const int next = ks + S - 1;
       if (next < nsteps) {
         std::uint16_t* st = smem + (next % S) * STAGE;  // the stage step ks-1 used
         a.step(next);
         b.step(next);
-        fetch_async(a, st, LD);
-        fetch_async(b, st + BM * LD, LD);
+        fetch_async<Cfg>(a, st);
+        fetch_async<Cfg>(b, st + BM * LD);
       }
       arch::cp_async_commit();
       const std::uint16_t* as = smem + (ks % S) * STAGE;
-      multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+      if constexpr (Cfg.wgmma) {
+        // Finished before the next step's barrier, after which that step's copies overwrite
+        // this stage; the other warpgroups (and the other block on the SM) keep the tensor
+        // cores busy meanwhile.
+        multiply_wgmma<Cfg, Atom>(acc, as, as + BM * LD, wm / 4);
+        arch::wgmma_wait<0>();
+        arch::fence_operands(acc[0]);
+      } else {
+        multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+      }
       hook(ks, acc);
     }
     arch::cp_async_wait<0>();
@@ -200,8 +230,8 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
     b.step(0);
     fetch_regs(a, ra);
     fetch_regs(b, rb);
-    store_regs(a, ra, smem, LD);
-    store_regs(b, rb, smem + BM * LD, LD);
+    store_regs<Cfg>(a, ra, smem);
+    store_regs<Cfg>(b, rb, smem + BM * LD);
     __syncthreads();
     int ks = 0;
     for (; ks + 1 < nsteps; ++ks) {
@@ -214,8 +244,8 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
       hook(ks, acc);
       arch::schedule_fence();
       std::uint16_t* st = smem + ((ks + 1) & 1) * STAGE;  // last read before the previous barrier
-      store_regs(a, ra, st, LD);
-      store_regs(b, rb, st + BM * LD, LD);
+      store_regs<Cfg>(a, ra, st);
+      store_regs<Cfg>(b, rb, st + BM * LD);
       __syncthreads();
     }
     const std::uint16_t* as = smem + (ks & 1) * STAGE;
@@ -251,8 +281,14 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
   using BIter = DenseIter<Tiles, Cfg.block_n>;
   constexpr int AM = Cfg.warp_m() / 16, AN = Cfg.warp_n() / 16;
 
-  extern __shared__ uint4 smem_words[];
+  extern __shared__ __align__(1024) uint4 smem_words[];  // wgmma's swizzle: 512-byte aligned
   std::uint16_t* smem = reinterpret_cast<std::uint16_t*>(smem_words);
+#if defined(__CUDA_ARCH__)
+  static_assert(!Cfg.wgmma || arch::kDeviceHasWgmma || __CUDA_ARCH__ < 900,
+                "wgmma tiles need the sm_90a target");
+  static_assert(!Cfg.wgmma || __CUDA_ARCH__ < 800 || std::is_same_v<Atom, arch::MmaSm80<T>>,
+                "the wgmma accumulators are stored through mma.sync's C map");
+#endif
 
   const engine::BlockCoords bc = engine::block_coords<Cfg>(pr.n_blocks);
   const int tid = bc.tid, lane = bc.lane, wm = bc.wm, wn = bc.wn;

@@ -19,6 +19,10 @@ namespace rdnaconv::kernels {
 ///   stages == 2: the next tile is staged in registers while this one multiplies, then
 ///                stored (RDNA: no asynchronous global->LDS copy; also the portable path).
 ///   stages >= 3: cp.async multistage pipeline, stages-1 tiles in flight (sm_80+ only).
+/// wgmma (sm_90a only, arch/wgmma.hpp): the products are Hopper's warpgroup instruction instead
+/// of the atom layer. Then warps_n == 1 and each warp's 16 rows are one quarter of its
+/// warpgroup's 64 x block_n product; shared memory holds the operands unpadded in the 64-byte
+/// swizzled layout wgmma reads (block_k = 32).
 struct TileConfig {
   int block_m;
   int block_n;
@@ -26,11 +30,18 @@ struct TileConfig {
   int warps_m;
   int warps_n;
   int stages;
+  bool wgmma = false;
 
   RDNACONV_HD constexpr int threads() const { return 32 * warps_m * warps_n; }
   RDNACONV_HD constexpr int warp_m() const { return block_m / warps_m; }
   RDNACONV_HD constexpr int warp_n() const { return block_n / warps_n; }
-  RDNACONV_HD constexpr int lds_row() const { return block_k + 8; }
+  /// Elements per shared-memory row: padded by 8 for the atoms' fragment loads; the swizzled
+  /// wgmma layout needs no padding.
+  RDNACONV_HD constexpr int lds_row() const { return wgmma ? block_k : block_k + 8; }
+  /// Element offset of 16-byte vector kv of tile row `row` in a stage's operand tile.
+  RDNACONV_HD constexpr int lds_offset(int row, int kv) const {
+    return wgmma ? row * block_k + ((kv ^ ((row >> 1) & 3)) << 3) : row * lds_row() + kv * 8;
+  }
   RDNACONV_HD constexpr int lds_bytes() const {
     return stages * (block_m + block_n) * lds_row() * 2;
   }
@@ -39,12 +50,14 @@ struct TileConfig {
   std::string str() const {
     return std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) +
            " warps=" + std::to_string(warps_m) + "x" + std::to_string(warps_n) +
-           " stages=" + std::to_string(stages);
+           " stages=" + std::to_string(stages) + (wgmma ? " wgmma" : "");
   }
   constexpr bool valid(int max_lds) const {
     return block_k % 16 == 0 && warp_m() % 16 == 0 && warp_n() % 16 == 0 && stages >= 2 &&
            (block_m * block_k / 8) % threads() == 0 && (block_n * block_k / 8) % threads() == 0 &&
-           threads() % (block_k / 8) == 0 && block_m % 32 == 0 && lds_bytes() <= max_lds;
+           threads() % (block_k / 8) == 0 && block_m % 32 == 0 && lds_bytes() <= max_lds &&
+           (!wgmma || (block_k == 32 && warps_n == 1 && warp_m() == 16 && warps_m % 4 == 0 &&
+                       block_n == 128 && stages >= 3));
   }
 };
 
@@ -113,12 +126,28 @@ inline constexpr TileConfig kSm80ThinTile{
 inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile,      kSm80Tile,
                                       kSm80Tile, kSm80FusedTile, kSm80ThinTile};
 
+// NVIDIA sm_90a (Hopper, wgmma from shared memory; arch/wgmma.hpp). The main rows: 128x128x32
+// blocks of two warpgroups, each one m64n128k16 product per 16 reduction elements (8 warps, 64
+// accumulators per thread as on sm80, so two blocks per SM), fed by the same cp.async iterators
+// into the 64-byte swizzled layout, 4 stages of 16 KiB. No ldmatrix: the fragment loads that
+// bind the sm80 loop (tiles above) are wgmma's own. Thin and fused Winograd keep their sm80 rows
+// (mma.sync; their tiles are too small for a 64 x 128 warpgroup product).
+inline constexpr TileConfig kSm90Tile{.block_m = 128,
+                                      .block_n = 128,
+                                      .block_k = 32,
+                                      .warps_m = 8,
+                                      .warps_n = 1,
+                                      .stages = 4,
+                                      .wgmma = true};
+inline constexpr ArchTiles kSm90Tiles{kSm90Tile, kSm90Tile,      kSm90Tile,
+                                      kSm90Tile, kSm80FusedTile, kSm80ThinTile};
+
 // Portable FMA fallback (other AMD targets, NVIDIA sm_70/75): the RDNA3 tile, so that on HIP it
 // is the same instantiation; its speed is not a goal.
 inline constexpr ArchTiles kGenericTiles = kRdna3Tiles;
 
 static_assert(kRdna3Tile.valid(64 * 1024) && kRdna4Tile.valid(64 * 1024));
-static_assert(kSm80Tile.valid(227 * 1024));
+static_assert(kSm80Tile.valid(227 * 1024) && kSm90Tile.valid(227 * 1024));
 static_assert(kRdnaFusedTile.valid(64 * 1024) && kSm80FusedTile.valid(227 * 1024));
 static_assert(kRdnaThinTile.valid(64 * 1024) && kSm80ThinTile.valid(227 * 1024));
 static_assert(kRdnaThinTile.block_k == kRdna3Tile.block_k &&
@@ -136,6 +165,8 @@ constexpr const ArchTiles& arch_tiles(ArchClass f) {
       return kRdna4Tiles;
     case ArchClass::sm80:
       return kSm80Tiles;
+    case ArchClass::sm90:
+      return kSm90Tiles;
     case ArchClass::generic:
       break;
   }
@@ -144,10 +175,15 @@ constexpr const ArchTiles& arch_tiles(ArchClass f) {
 
 /// nvcc's host stubs cannot spell class-type template arguments, so kernels take a tag type
 /// built from the numbers. Equal configurations give the same type, hence one instantiation.
-template <int BM, int BN, int BK, int WM, int WN, int ST>
+template <int BM, int BN, int BK, int WM, int WN, int ST, bool WG = false>
 struct TileTag {
-  static constexpr TileConfig cfg{
-      .block_m = BM, .block_n = BN, .block_k = BK, .warps_m = WM, .warps_n = WN, .stages = ST};
+  static constexpr TileConfig cfg{.block_m = BM,
+                                  .block_n = BN,
+                                  .block_k = BK,
+                                  .warps_m = WM,
+                                  .warps_n = WN,
+                                  .stages = ST,
+                                  .wgmma = WG};
 };
 /// Which row of an ArchTiles table.
 enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd, winograd_fused, thin };
@@ -173,6 +209,7 @@ constexpr TileConfig tile_of(ArchClass f, TileKind k) {
 
 template <ArchClass F, TileKind K>
 using tile_tag = TileTag<tile_of(F, K).block_m, tile_of(F, K).block_n, tile_of(F, K).block_k,
-                         tile_of(F, K).warps_m, tile_of(F, K).warps_n, tile_of(F, K).stages>;
+                         tile_of(F, K).warps_m, tile_of(F, K).warps_n, tile_of(F, K).stages,
+                         tile_of(F, K).wgmma>;
 
 }  // namespace rdnaconv::kernels

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(Tiles::cfg.threads())
   using It = winograd::FusedIter<Tiles, Cfg.block_m>;
   using ItB = winograd::FusedIter<Tiles, Cfg.block_n>;
 
-  extern __shared__ uint4 smem_words[];
+  extern __shared__ __align__(1024) uint4 smem_words[];
   std::uint16_t* smem = reinterpret_cast<std::uint16_t*>(smem_words);
 
   const engine::BlockCoords bc = engine::block_coords<Cfg>(n_blocks);
