@@ -97,40 +97,43 @@ RDNACONV_DEVICE inline void fence_proxy_async_smem() {
 #endif
 }
 
-// The 64 accumulator operands of m64n128k16, acc[0][j][v] for j, v < 8, in register order.
+// The accumulator operands, acc[0][j][v] for v < 8, in register order: 8 per 16 columns.
 #define RDNACONV_WG_ACC8(j)                                                                 \
   "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3]), "+f"(d[j][4]), "+f"(d[j][5]), \
       "+f"(d[j][6]), "+f"(d[j][7])
+#define RDNACONV_WG_ACC64(j0)                                                       \
+  RDNACONV_WG_ACC8(j0), RDNACONV_WG_ACC8(j0 + 1), RDNACONV_WG_ACC8(j0 + 2),         \
+      RDNACONV_WG_ACC8(j0 + 3), RDNACONV_WG_ACC8(j0 + 4), RDNACONV_WG_ACC8(j0 + 5), \
+      RDNACONV_WG_ACC8(j0 + 6), RDNACONV_WG_ACC8(j0 + 7)
+#define RDNACONV_WG_REGS64                                                                 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+  "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "  \
+  "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "  \
+  "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 
-/// D += A x B for one 64 x 128 x 16 step of the warpgroup (accumulate always: the engine
-/// zeroes the accumulators first). T selects .f16 or .bf16 inputs.
-template <bool Bf16>
-RDNACONV_DEVICE inline void wgmma_m64n128k16(float (&d)[8][8], std::uint64_t desc_a,
+/// D += A x B for one 64 x 128 x 16 step of the warpgroup (AN = 8 blocks of 16 columns; a
+/// 256-wide variant measured slower on every layer tried, kernels/common/README.md); accumulate
+/// always (the engine zeroes the accumulators first). Bf16 selects .bf16 or .f16 inputs.
+template <bool Bf16, int AN>
+RDNACONV_DEVICE inline void wgmma_m64n128k16(float (&d)[AN][8], std::uint64_t desc_a,
                                              std::uint64_t desc_b) {
+  static_assert(AN == 8, "m64n128k16");
 #if defined(RDNACONV_WGMMA_ASM)
-#define RDNACONV_WG_REGS                                                                        \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
-  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
-  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
-  "%56, %57, %58, %59, %60, %61, %62, %63}"
   if constexpr (Bf16) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " RDNACONV_WG_REGS
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " RDNACONV_WG_REGS64
         ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : RDNACONV_WG_ACC8(0), RDNACONV_WG_ACC8(1), RDNACONV_WG_ACC8(2), RDNACONV_WG_ACC8(3),
-          RDNACONV_WG_ACC8(4), RDNACONV_WG_ACC8(5), RDNACONV_WG_ACC8(6), RDNACONV_WG_ACC8(7)
+        : RDNACONV_WG_ACC64(0)
         : "l"(desc_a), "l"(desc_b), "r"(1));
   } else {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " RDNACONV_WG_REGS
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " RDNACONV_WG_REGS64
         ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : RDNACONV_WG_ACC8(0), RDNACONV_WG_ACC8(1), RDNACONV_WG_ACC8(2), RDNACONV_WG_ACC8(3),
-          RDNACONV_WG_ACC8(4), RDNACONV_WG_ACC8(5), RDNACONV_WG_ACC8(6), RDNACONV_WG_ACC8(7)
+        : RDNACONV_WG_ACC64(0)
         : "l"(desc_a), "l"(desc_b), "r"(1));
   }
-#undef RDNACONV_WG_REGS
 #else
   (void)d;
   (void)desc_a;
@@ -138,6 +141,8 @@ RDNACONV_DEVICE inline void wgmma_m64n128k16(float (&d)[8][8], std::uint64_t des
   __builtin_trap();  // unreachable: sm90 tiles are planned only in sm_90a builds
 #endif
 }
+#undef RDNACONV_WG_REGS64
+#undef RDNACONV_WG_ACC64
 #undef RDNACONV_WG_ACC8
 
 }  // namespace rdnaconv::arch

@@ -143,7 +143,7 @@ RDNACONV_DEVICE inline void multiply(float (&acc)[AM][AN][8], const std::uint16_
 template <TileConfig Cfg, class Atom, int AN>
 RDNACONV_DEVICE inline void multiply_wgmma(float (&acc)[1][AN][8], const std::uint16_t* as,
                                            const std::uint16_t* bs, int group) {
-  static_assert(Cfg.block_n == 128 && AN == 8, "one m64n128 product per warpgroup");
+  static_assert(AN * 16 == Cfg.block_n, "one m64 x block_n product per warpgroup");
   const std::uint64_t da = arch::smem_desc_sw64(as + group * 64 * Cfg.block_k);
   const std::uint64_t db = arch::smem_desc_sw64(bs);
   arch::wgmma_fence();
@@ -152,6 +152,10 @@ RDNACONV_DEVICE inline void multiply_wgmma(float (&acc)[1][AN][8], const std::ui
     arch::wgmma_m64n128k16<Atom::dtype == DType::bf16>(acc[0], da + 2 * kk, db + 2 * kk);
   arch::wgmma_commit();
 }
+
+/// wgmma groups a warpgroup leaves in flight behind the step it issues (0: each step's products
+/// complete before the next barrier).
+inline constexpr int kWgmmaPending = 1;
 
 /// Called after each step's products; the plain GEMM needs none.
 struct NoHook {
@@ -169,7 +173,50 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
                                      Hook&& hook) {
   constexpr int BM = Cfg.block_m, BN = Cfg.block_n, LD = Cfg.lds_row();
   constexpr int STAGE = (BM + BN) * LD;  // elements per pipeline stage
-  if constexpr (Cfg.async_copy()) {
+  if constexpr (Cfg.wgmma) {
+    // Hopper: the products of step ks run asynchronously while this warpgroup issues step
+    // ks+1's; a stage is refilled only once the products that read it are complete, so the
+    // copies run kWgmmaPending + 1 steps behind the products: S - 1 - kWgmmaPending tiles in
+    // flight. One cp.async commit per step (empty ones too).
+    static_assert(std::is_same_v<std::decay_t<Hook>, NoHook>,
+                  "a hook would read accumulators that wgmma is still writing");
+    constexpr int S = Cfg.stages, P = kWgmmaPending, AHEAD = S - 1 - P;
+    static_assert(AHEAD >= 1, "too few stages for the wgmma groups in flight");
+#pragma unroll
+    for (int s = 0; s < AHEAD; ++s) {
+      if (s < nsteps) {
+        a.step(s);
+        b.step(s);
+        fetch_async<Cfg>(a, smem + s * STAGE);
+        fetch_async<Cfg>(b, smem + s * STAGE + BM * LD);
+      }
+      arch::cp_async_commit();
+    }
+    for (int ks = 0; ks < nsteps; ++ks) {
+      arch::cp_async_wait<AHEAD - 1>();  // step ks has landed
+      // wgmma reads shared memory through the async proxy: this thread's cp.async results (and
+      // gather stores) of step ks are made visible to it before the barrier publishes them.
+      arch::fence_proxy_async_smem();
+      // After it: step ks visible to all, and every warpgroup's products of step ks-1-P (it
+      // waited for them before arriving) are done, so their stage may be refilled.
+      __syncthreads();
+      const int next = ks + AHEAD;
+      if (next < nsteps) {
+        std::uint16_t* st = smem + (next % S) * STAGE;  // == (ks - 1 - P) % S
+        a.step(next);
+        b.step(next);
+        fetch_async<Cfg>(a, st);
+        fetch_async<Cfg>(b, st + BM * LD);
+      }
+      arch::cp_async_commit();
+      const std::uint16_t* as = smem + (ks % S) * STAGE;
+      multiply_wgmma<Cfg, Atom>(acc, as, as + BM * LD, wm / 4);
+      arch::wgmma_wait<P>();
+    }
+    arch::wgmma_wait<0>();
+    arch::fence_operands(acc[0]);
+    arch::cp_async_wait<0>();
+  } else if constexpr (Cfg.async_copy()) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
     static_assert(arch::kDeviceHasAsyncCopy,
                   "a tile with stages >= 3 needs cp.async (sm_80+): give this target a 2-stage "
@@ -190,9 +237,6 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
     }
     for (int ks = 0; ks < nsteps; ++ks) {
       arch::cp_async_wait<S - 2>();
-      // wgmma reads shared memory through the async proxy: this thread's cp.async results (and
-      // gather stores) of step ks are made visible to it before the barrier publishes them.
-      if constexpr (Cfg.wgmma) arch::fence_proxy_async_smem();
       __syncthreads();  // step ks visible to all; everyone is done with step ks-1's stage
       const int next = ks + S - 1;
       if (next < nsteps) {
@@ -204,16 +248,7 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
       }
       arch::cp_async_commit();
       const std::uint16_t* as = smem + (ks % S) * STAGE;
-      if constexpr (Cfg.wgmma) {
-        // Finished before the next step's barrier, after which that step's copies overwrite
-        // this stage; the other warpgroups (and the other block on the SM) keep the tensor
-        // cores busy meanwhile.
-        multiply_wgmma<Cfg, Atom>(acc, as, as + BM * LD, wm / 4);
-        arch::wgmma_wait<0>();
-        arch::fence_operands(acc[0]);
-      } else {
-        multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
-      }
+      multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
       hook(ks, acc);
     }
     arch::cp_async_wait<0>();

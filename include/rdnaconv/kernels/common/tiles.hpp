@@ -137,7 +137,7 @@ inline constexpr TileConfig kSm90Tile{.block_m = 128,
                                       .block_k = 32,
                                       .warps_m = 8,
                                       .warps_n = 1,
-                                      .stages = 4,
+                                      .stages = 5,
                                       .wgmma = true};
 inline constexpr ArchTiles kSm90Tiles{kSm90Tile, kSm90Tile,      kSm90Tile,
                                       kSm90Tile, kSm80FusedTile, kSm80ThinTile};
