@@ -116,10 +116,10 @@ def gated_loop(lab):
 def label(dem):
     """Compact name and dynamic LDS bytes of a demangled kernel name."""
     dyn = 0
-    m = re.search(r"TileTag<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+)>", dem)
+    m = re.search(r"TileTag<(\d+), (\d+), (\d+), (\d+), (\d+), (\d+)(?:, (?:true|false))?>", dem)
     tile = ""
     if m:
-        bm, bn, bk, wm, wn, st = map(int, m.groups())
+        bm, bn, bk, wm, wn, st = map(int, m.groups()[:6])
         dyn = st * (bm + bn) * (bk + 8) * 2
         tile = f"{bm}x{bn}x{bk} {wm}x{wn}w {st}st"
     t = "bf16" if "(rdnaconv::DType)1" in dem else "fp16"
