@@ -41,6 +41,14 @@ inline constexpr bool kDeviceHasWgmma = true;
 #else
 inline constexpr bool kDeviceHasWgmma = false;
 #endif
+/// False only in a device pass for a 9.0+ target without the sm_90a features, where a wgmma
+/// tile would trap: the engine refuses to compile one there. (sm_80 passes of a fat binary
+/// compile the sm90 rows as traps; the plan never selects them off a 9.0 device.)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+inline constexpr bool kWgmmaTilesCompile = false;
+#else
+inline constexpr bool kWgmmaTilesCompile = true;
+#endif
 
 /// Descriptor of a K-major operand in the 64-byte swizzled layout (above): start address and
 /// the byte offset between consecutive 8-row groups (512), both in 16-byte units; the leading
@@ -138,7 +146,11 @@ RDNACONV_DEVICE inline void wgmma_m64n128k16(float (&d)[AN][8], std::uint64_t de
   (void)d;
   (void)desc_a;
   (void)desc_b;
-  __builtin_trap();  // unreachable: sm90 tiles are planned only in sm_90a builds
+#if defined(__CUDA_ARCH__)
+  __trap();  // an sm_80 pass of a fat binary: unreachable, the plan selects sm90 tiles on 9.0 only
+#else
+  __builtin_trap();
+#endif
 #endif
 }
 #undef RDNACONV_WG_REGS64

@@ -318,12 +318,9 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
 
   extern __shared__ __align__(1024) uint4 smem_words[];  // wgmma's swizzle: 512-byte aligned
   std::uint16_t* smem = reinterpret_cast<std::uint16_t*>(smem_words);
-#if defined(__CUDA_ARCH__)
-  static_assert(!Cfg.wgmma || arch::kDeviceHasWgmma || __CUDA_ARCH__ < 900,
-                "wgmma tiles need the sm_90a target");
-  static_assert(!Cfg.wgmma || __CUDA_ARCH__ < 800 || std::is_same_v<Atom, arch::MmaSm80<T>>,
+  static_assert(!Cfg.wgmma || arch::kWgmmaTilesCompile, "wgmma tiles need the sm_90a target");
+  static_assert(!Cfg.wgmma || !arch::kDeviceHasWgmma || std::is_same_v<Atom, arch::MmaSm80<T>>,
                 "the wgmma accumulators are stored through mma.sync's C map");
-#endif
 
   const engine::BlockCoords bc = engine::block_coords<Cfg>(pr.n_blocks);
   const int tid = bc.tid, lane = bc.lane, wm = bc.wm, wn = bc.wn;
