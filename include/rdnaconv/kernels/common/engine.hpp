@@ -163,6 +163,25 @@ struct NoHook {
   RDNACONV_DEVICE void operator()(int, Acc&) const {}
 };
 
+/// Issues step `ks`'s A and B tiles into one cp.async stage.
+template <TileConfig Cfg, class AIter, class BIter>
+RDNACONV_DEVICE inline void fetch_stage(AIter& a, BIter& b, int ks, std::uint16_t* stage) {
+  a.step(ks);
+  b.step(ks);
+  fetch_async<Cfg>(a, stage);
+  fetch_async<Cfg>(b, stage + Cfg.block_m * Cfg.lds_row());
+}
+/// The first `Ahead` steps of a cp.async pipeline, one commit each (empty ones too).
+template <TileConfig Cfg, int Ahead, class AIter, class BIter>
+RDNACONV_DEVICE inline void fetch_prologue(AIter& a, BIter& b, int nsteps, std::uint16_t* smem) {
+  constexpr int STAGE = (Cfg.block_m + Cfg.block_n) * Cfg.lds_row();
+#pragma unroll
+  for (int s = 0; s < Ahead; ++s) {
+    if (s < nsteps) fetch_stage<Cfg>(a, b, s, smem + s * STAGE);
+    arch::cp_async_commit();
+  }
+}
+
 /// The reduction loop of a block: `nsteps` steps of block_k, A and B tiles from the iterators
 /// through shared memory (cp.async multistage for stages >= 3, register-staged double buffer
 /// for 2), products into `acc`; `hook(step, acc)` runs after each step's products (Winograd's
@@ -182,16 +201,7 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
                   "a hook would read accumulators that wgmma is still writing");
     constexpr int S = Cfg.stages, P = kWgmmaPending, AHEAD = S - 1 - P;
     static_assert(AHEAD >= 1, "too few stages for the wgmma groups in flight");
-#pragma unroll
-    for (int s = 0; s < AHEAD; ++s) {
-      if (s < nsteps) {
-        a.step(s);
-        b.step(s);
-        fetch_async<Cfg>(a, smem + s * STAGE);
-        fetch_async<Cfg>(b, smem + s * STAGE + BM * LD);
-      }
-      arch::cp_async_commit();
-    }
+    fetch_prologue<Cfg, AHEAD>(a, b, nsteps, smem);
     for (int ks = 0; ks < nsteps; ++ks) {
       arch::cp_async_wait<AHEAD - 1>();  // step ks has landed
       // wgmma reads shared memory through the async proxy: this thread's cp.async results (and
@@ -200,14 +210,8 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
       // After it: step ks visible to all, and every warpgroup's products of step ks-1-P (it
       // waited for them before arriving) are done, so their stage may be refilled.
       __syncthreads();
-      const int next = ks + AHEAD;
-      if (next < nsteps) {
-        std::uint16_t* st = smem + (next % S) * STAGE;  // == (ks - 1 - P) % S
-        a.step(next);
-        b.step(next);
-        fetch_async<Cfg>(a, st);
-        fetch_async<Cfg>(b, st + BM * LD);
-      }
+      const int next = ks + AHEAD;  // into stage (ks - 1 - P) % S
+      if (next < nsteps) fetch_stage<Cfg>(a, b, next, smem + (next % S) * STAGE);
       arch::cp_async_commit();
       const std::uint16_t* as = smem + (ks % S) * STAGE;
       multiply_wgmma<Cfg, Atom>(acc, as, as + BM * LD, wm / 4);
@@ -225,27 +229,12 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
     // cp.async multistage: stages-1 tiles in flight. One commit per step (empty ones too), so
     // "at most stages-2 groups pending" always means "step ks has landed".
     constexpr int S = Cfg.stages;
-#pragma unroll
-    for (int s = 0; s < S - 1; ++s) {
-      if (s < nsteps) {
-        a.step(s);
-        b.step(s);
-        fetch_async<Cfg>(a, smem + s * STAGE);
-        fetch_async<Cfg>(b, smem + s * STAGE + BM * LD);
-      }
-      arch::cp_async_commit();
-    }
+    fetch_prologue<Cfg, S - 1>(a, b, nsteps, smem);
     for (int ks = 0; ks < nsteps; ++ks) {
       arch::cp_async_wait<S - 2>();
       __syncthreads();  // step ks visible to all; everyone is done with step ks-1's stage
-      const int next = ks + S - 1;
-      if (next < nsteps) {
-        std::uint16_t* st = smem + (next % S) * STAGE;  // the stage step ks-1 used
-        a.step(next);
-        b.step(next);
-        fetch_async<Cfg>(a, st);
-        fetch_async<Cfg>(b, st + BM * LD);
-      }
+      const int next = ks + S - 1;  // into the stage step ks-1 used
+      if (next < nsteps) fetch_stage<Cfg>(a, b, next, smem + (next % S) * STAGE);
       arch::cp_async_commit();
       const std::uint16_t* as = smem + (ks % S) * STAGE;
       multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
