@@ -129,9 +129,11 @@ inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile,      kSm80Tile,
 // NVIDIA sm_90a (Hopper, wgmma from shared memory; arch/wgmma.hpp). The main rows: 128x128x32
 // blocks of two warpgroups, each one m64n128k16 product per 16 reduction elements (8 warps, 64
 // accumulators per thread as on sm80, so two blocks per SM), fed by the same cp.async iterators
-// into the 64-byte swizzled layout, 4 stages of 16 KiB. No ldmatrix: the fragment loads that
-// bind the sm80 loop (tiles above) are wgmma's own. Thin and fused Winograd keep their sm80 rows
-// (mma.sync; their tiles are too small for a 64 x 128 warpgroup product).
+// into the 64-byte swizzled layout, 5 stages of 16 KiB (80 KiB; one wgmma group left in flight,
+// so 3 tiles of copies ahead; measured against 4 stages and a 128x256 tile in
+// kernels/common/README.md). No ldmatrix: the fragment loads that bind the sm80 loop are wgmma's.
+// Thin and fused Winograd keep their sm80 rows (mma.sync; their tiles are too small for a 64 x 128
+// warpgroup product).
 inline constexpr TileConfig kSm90Tile{.block_m = 128,
                                       .block_n = 128,
                                       .block_k = 32,
