@@ -192,53 +192,45 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
                                      Hook&& hook) {
   constexpr int BM = Cfg.block_m, BN = Cfg.block_n, LD = Cfg.lds_row();
   constexpr int STAGE = (BM + BN) * LD;  // elements per pipeline stage
-  if constexpr (Cfg.wgmma) {
-    // Hopper: the products of step ks run asynchronously while this warpgroup issues step
-    // ks+1's; a stage is refilled only once the products that read it are complete, so the
-    // copies run kWgmmaPending + 1 steps behind the products: S - 1 - kWgmmaPending tiles in
-    // flight. One cp.async commit per step (empty ones too).
-    static_assert(std::is_same_v<std::decay_t<Hook>, NoHook>,
-                  "a hook would read accumulators that wgmma is still writing");
-    constexpr int S = Cfg.stages, P = kWgmmaPending, AHEAD = S - 1 - P;
-    static_assert(AHEAD >= 1, "too few stages for the wgmma groups in flight");
-    fetch_prologue<Cfg, AHEAD>(a, b, nsteps, smem);
-    for (int ks = 0; ks < nsteps; ++ks) {
-      arch::cp_async_wait<AHEAD - 1>();  // step ks has landed
-      // wgmma reads shared memory through the async proxy: this thread's cp.async results (and
-      // gather stores) of step ks are made visible to it before the barrier publishes them.
-      arch::fence_proxy_async_smem();
-      // After it: step ks visible to all, and every warpgroup's products of step ks-1-P (it
-      // waited for them before arriving) are done, so their stage may be refilled.
-      __syncthreads();
-      const int next = ks + AHEAD;  // into stage (ks - 1 - P) % S
-      if (next < nsteps) fetch_stage<Cfg>(a, b, next, smem + (next % S) * STAGE);
-      arch::cp_async_commit();
-      const std::uint16_t* as = smem + (ks % S) * STAGE;
-      multiply_wgmma<Cfg, Atom>(acc, as, as + BM * LD, wm / 4);
-      arch::wgmma_wait<P>();
-    }
-    arch::wgmma_wait<0>();
-    arch::fence_operands(acc[0]);
-    arch::cp_async_wait<0>();
-  } else if constexpr (Cfg.async_copy()) {
+  if constexpr (Cfg.async_copy()) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
     static_assert(arch::kDeviceHasAsyncCopy,
                   "a tile with stages >= 3 needs cp.async (sm_80+): give this target a 2-stage "
                   "tile (tiles.hpp)");
 #endif
-    // cp.async multistage: stages-1 tiles in flight. One commit per step (empty ones too), so
-    // "at most stages-2 groups pending" always means "step ks has landed".
-    constexpr int S = Cfg.stages;
-    fetch_prologue<Cfg, S - 1>(a, b, nsteps, smem);
+    // cp.async multistage. A stage is refilled only once the products that read it are done:
+    // atoms finish within their step, so stages-1 tiles are in flight; wgmma (Hopper) leaves P
+    // groups running behind the step being issued, so the copies stay P steps further back.
+    // One commit per step (empty ones too), so "at most AHEAD-1 groups pending" always means
+    // "step ks has landed".
+    static_assert(!Cfg.wgmma || std::is_same_v<std::decay_t<Hook>, NoHook>,
+                  "a hook would read accumulators that wgmma is still writing");
+    constexpr int S = Cfg.stages, P = Cfg.wgmma ? kWgmmaPending : 0, AHEAD = S - 1 - P;
+    static_assert(AHEAD >= 1, "too few stages for the wgmma groups in flight");
+    fetch_prologue<Cfg, AHEAD>(a, b, nsteps, smem);
     for (int ks = 0; ks < nsteps; ++ks) {
-      arch::cp_async_wait<S - 2>();
-      __syncthreads();  // step ks visible to all; everyone is done with step ks-1's stage
-      const int next = ks + S - 1;  // into the stage step ks-1 used
+      arch::cp_async_wait<AHEAD - 1>();
+      // wgmma reads shared memory through the async proxy: this thread's cp.async results (and
+      // gather stores) of step ks are made visible to it before the barrier publishes them.
+      if constexpr (Cfg.wgmma) arch::fence_proxy_async_smem();
+      // After it: step ks visible to all, and every warp's products of step ks-1-P are done
+      // (each waited for them before arriving), so their stage may be refilled.
+      __syncthreads();
+      const int next = ks + AHEAD;  // into stage (ks - 1 - P) % S
       if (next < nsteps) fetch_stage<Cfg>(a, b, next, smem + (next % S) * STAGE);
       arch::cp_async_commit();
       const std::uint16_t* as = smem + (ks % S) * STAGE;
-      multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
-      hook(ks, acc);
+      if constexpr (Cfg.wgmma) {
+        multiply_wgmma<Cfg, Atom>(acc, as, as + BM * LD, wm / 4);
+        arch::wgmma_wait<P>();
+      } else {
+        multiply<Cfg, Atom>(acc, as, as + BM * LD, wm, wn, lane);
+        hook(ks, acc);
+      }
+    }
+    if constexpr (Cfg.wgmma) {
+      arch::wgmma_wait<0>();
+      arch::fence_operands(acc[0]);
     }
     arch::cp_async_wait<0>();
   } else {
