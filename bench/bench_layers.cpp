@@ -3,24 +3,26 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full|sweep|smoke] [--methods=router|all] [--vendor=on|off]
+///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual] [--methods=router|all]
+///   [--vendor=on|off]
 ///   [--e2e=on|off] [--timing=graph|stream]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
 /// router's weight prepack, excluded from the other rows) or the vendor, cudnn or miopen (label:
-/// the algorithm it picked).
-/// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every layer
-/// of the model back to back on one stream, and the same sequence captured once and replayed as
-/// a graph.
-/// Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps =
-/// (x + w + y bytes, each once) / time, mult = layer multiplicity in the model.
-/// Measurement: inputs and outputs rotate over enough copies that the working set exceeds
-/// 256 MiB (over 4x the H200's 60 MB L2); at least 15 ms of untimed warm-up calls (clocks).
-/// A layer row's time is the GPU's: max(R, copies) back-to-back calls (R sized to about 1 ms,
-/// every copy visited) captured once into a graph, 7 timed replays, the median per call. R calls
-/// launched one by one on the stream give the counter stream_us (the row's time with
+/// the algorithm it picked). --set=residual: ResNet-50's bottleneck conv3 shapes (1x1, K = 4C,
+/// which the block's residual add follows) with router+res (relu(conv + bias + y) fused, y the
+/// shortcut, in place) and the vendor's fused conv-bias-add-relu (vendor+res) beside the plain
+/// rows. model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every
+/// layer of the model back to back on one stream, and the same sequence captured once and replayed
+/// as a graph. Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"),
+/// GBps = (x + w + y bytes, each once) / time, mult = layer multiplicity in the model. Measurement:
+/// inputs and outputs rotate over enough copies that the working set exceeds 256 MiB (over 4x the
+/// H200's 60 MB L2); at least 15 ms of untimed warm-up calls (clocks). A layer row's time is the
+/// GPU's: max(R, copies) back-to-back calls (R sized to about 1 ms, every copy visited) captured
+/// once into a graph, 7 timed replays, the median per call. R calls launched one by one on the
+/// stream give the counter stream_us (the row's time with
 /// --timing=stream, the measurement of binaries before the graph timing, for before/after
 /// pairs); launch_us = stream_us - the row's time is what the
 /// host's launches cost on top (large in this virtual machine: tens of µs per call), reported
@@ -70,6 +72,8 @@ struct BenchSet {
   bool (*filter)(const Conv2dProblem&) = nullptr;
   /// every applicable method per layer with --methods=all (the sets the issues' bars are on)
   bool compare_methods = true;
+  /// the residual rows (router+res, vendor+res) beside the plain ones
+  bool residual = false;
 };
 
 bool is_1x1(const Conv2dProblem& p) {
@@ -77,6 +81,11 @@ bool is_1x1(const Conv2dProblem& p) {
 }
 bool is_3x3(const Conv2dProblem& p) {
   return p.r == 3 && p.s == 3;
+}
+/// ResNet-50's bottleneck conv3 (and layer1's downsample, the same shape): the residual add
+/// follows these.
+bool is_bottleneck_out(const Conv2dProblem& p) {
+  return is_1x1(p) && p.stride_h == 1 && p.k == 4 * p.c;
 }
 
 /// The router sweep (docs/ROUTER.md): 3x3 stride-1 pad-1 layers, N = 1, bf16, C and K in
@@ -100,6 +109,9 @@ std::vector<BenchSet> sets(const std::string& which) {
                          // more vendor rows
     return {{"resnet50_224", 1, {DType::f16}, {LayoutKind::nhwc}, nullptr, false},
             {"sd35_vae_512", 1, {DType::bf16}, {LayoutKind::nchw}, &is_1x1, false}};
+  if (which == "residual")
+    return {{"resnet50_224", 1, both_t, {LayoutKind::nhwc}, &is_bottleneck_out, false, true},
+            {"resnet50_224", 32, both_t, both_l, &is_bottleneck_out, false, true}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
@@ -343,10 +355,29 @@ void report(benchmark::State& st, const Conv2dProblem& p, const Timing& t, int m
   st.SetLabel(label);
 }
 
+/// K bias values of type t, all zero (the residual rows: both sides read a bias).
+const void* zero_bias(std::int64_t k) {
+  constexpr std::size_t kMaxK = 8192;
+  static DevMem b(kMaxK * 4);
+  if (k > std::int64_t(kMaxK)) throw std::runtime_error("zero_bias: K > 8192");
+  static const bool cleared = [] {
+    RT_CHECK(rt::memset(b.p, 0, kMaxK * 4));
+    RT_CHECK(rt::synchronize());
+    return true;
+  }();
+  (void)cleared;
+  return b.p;
+}
+
 template <class T, class L>
-void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool prepack_row) {
+void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool prepack_row,
+                 bool residual = false) {
   Conv2dOptions o;
   o.method = m;
+  if (residual) {  // y = relu(conv + bias + y): y holds the shortcut, added in place
+    o.has_residual = o.has_bias = true;
+    o.activation = Activation::relu;
+  }
   Plan<T, L> plan;
   if (Status s = Plan<T, L>::create(plan, p, o); !s) {
     row_error(st, s.message());
@@ -367,8 +398,10 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       };
     else
       call = [&](int i, rt::stream_t s) {
-        if (Status e = plan.run(static_cast<const T*>(d.xs[i % copies]), pk.p, nullptr,
-                                d.ys[i % copies], ws.p, plan.workspace_bytes(), s);
+        void* y = d.ys[i % copies];
+        if (Status e = plan.run(static_cast<const T*>(d.xs[i % copies]), pk.p,
+                                residual ? zero_bias(p.k) : nullptr, y, ws.p,
+                                plan.workspace_bytes(), s, residual ? y : nullptr);
             !e)
           last = e;
       };
@@ -379,6 +412,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       std::string label = to_string(plan.method());
       if (is_winograd(plan.method())) label += " (effective TFLOPS)";
       if (prepack_row) label = std::string("prepack ") + to_string(plan.method());
+      if (residual) label += " +residual relu (fused, in place)";
       report(st, p, t, mult, label);
     }
   } catch (const std::exception& e) {
@@ -396,7 +430,8 @@ inline const char* vendor_name() {
 }
 
 #if defined(RDNACONV_HAVE_VENDOR)
-void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int mult) {
+void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int mult,
+               bool residual = false) {
   try {
     bench::VendorConv conv;
     if (std::string e = conv.setup(p, t, l); !e.empty()) throw std::runtime_error(e);
@@ -406,14 +441,19 @@ void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int
     const int copies = int(d.xs.size());
     std::string last;
     const std::function<void(int, rt::stream_t)> call = [&](int i, rt::stream_t s) {
-      if (std::string e = conv.run(d.xs[i % copies], d.w->p, d.ys[i % copies], ws.p, s); !e.empty())
-        last = e;
+      void* y = d.ys[i % copies];
+      std::string e = residual
+                          ? conv.run_residual(d.xs[i % copies], d.w->p, y, zero_bias(p.k), ws.p, s)
+                          : conv.run(d.xs[i % copies], d.w->p, y, ws.p, s);
+      if (!e.empty()) last = e;
     };
     for (auto _ : st) {
       const Timing t = time_calls(call, copies);
       if (!last.empty()) throw std::runtime_error(last);
       // FLOPs of the original problem
-      report(st, p, t, mult, std::string(bench::VendorConv::kName) + " " + conv.algo_name());
+      report(st, p, t, mult,
+             std::string(bench::VendorConv::kName) + " " + conv.algo_name() +
+                 (residual ? " +residual relu (ConvolutionBiasActivationForward, z = y)" : ""));
     }
   } catch (const std::exception& e) {
     row_error(st, e.what());
@@ -552,10 +592,17 @@ void register_set(const BenchSet& s) {
               [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
     reg("prepack",
         [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
+    if (s.residual)
+      reg("router+res", [=](benchmark::State& st) {
+        bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, true);
+      });
 #if defined(RDNACONV_HAVE_VENDOR)
     if (g_opt.vendor)
       reg(bench::VendorConv::kName,
           [=](benchmark::State& st) { bm_vendor(st, p, dtype_of<T>(), lk, mult); });
+    if (g_opt.vendor && s.residual)
+      reg(std::string(bench::VendorConv::kName) + "+res",
+          [=](benchmark::State& st) { bm_vendor(st, p, dtype_of<T>(), lk, mult, true); });
 #endif
   }
   if (g_opt.e2e && !s.filter && s.model != "sweep3x3") {
@@ -620,8 +667,9 @@ int main(int argc, char** argv) {
       rest.push_back(argv[i]);
   }
   if (g_opt.set == "sweep") g_opt.all_methods = true;
-  if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke") {
-    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep|smoke\n");
+  if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke" &&
+      g_opt.set != "residual") {
+    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep|smoke|residual\n");
     return 2;
   }
   int devices = 0;

@@ -50,6 +50,8 @@ class CudnnConv {
     if (y_) cudnnDestroyTensorDescriptor(y_);
     if (w_) cudnnDestroyFilterDescriptor(w_);
     if (c_) cudnnDestroyConvolutionDescriptor(c_);
+    if (b_) cudnnDestroyTensorDescriptor(b_);
+    if (a_) cudnnDestroyActivationDescriptor(a_);
   }
 
   static constexpr const char* kName = "cudnn";
@@ -69,6 +71,8 @@ class CudnnConv {
     p_ = vendor_problem(problem);
     const cudnnDataType_t dt = t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
     const cudnnTensorFormat_t fmt = l == LayoutKind::nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    dt_ = dt;
+    fmt_ = fmt;
     if (!ok(cudnnCreateTensorDescriptor(&x_)) || !ok(cudnnCreateTensorDescriptor(&y_)) ||
         !ok(cudnnCreateFilterDescriptor(&w_)) || !ok(cudnnCreateConvolutionDescriptor(&c_)))
       return "descriptor creation: " + err_;
@@ -126,6 +130,27 @@ class CudnnConv {
   std::size_t workspace_bytes() const { return ws_bytes_; }
   const char* algo_name() const { return cudnn_algo_name(algo_); }
 
+  /// The residual row: y = relu(conv(x, w) + bias + y), cuDNN's fused conv-bias-add-activation
+  /// (cudnnConvolutionBiasActivationForward, z = y in place, alpha1 = alpha2 = 1) with the
+  /// algorithm setup() found; `bias` is K values of the data type. An empty string or the error.
+  std::string run_residual(const void* x, const void* w, void* y, const void* bias, void* ws,
+                           cudaStream_t stream) {
+    if (!b_) {
+      if (!ok(cudnnCreateTensorDescriptor(&b_)) ||
+          !ok(cudnnSetTensor4dDescriptor(b_, fmt_, dt_, 1, int(p_.k), 1, 1)) ||
+          !ok(cudnnCreateActivationDescriptor(&a_)) ||
+          !ok(cudnnSetActivationDescriptor(a_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN,
+                                           0.0)))
+        return "bias/activation descriptors: " + err_;
+    }
+    const float one = 1.f;
+    cudnnStatus_t e = cudnnSetStream(h_, stream);
+    if (e == CUDNN_STATUS_SUCCESS)
+      e = cudnnConvolutionBiasActivationForward(h_, &one, x_, x, w_, w, c_, algo_, ws, ws_bytes_,
+                                                &one, y_, y, b_, bias, a_, y_, y);
+    return e == CUDNN_STATUS_SUCCESS ? std::string() : std::string(cudnnGetErrorString(e));
+  }
+
   /// One convolution on `stream`; an empty string or cuDNN's error.
   std::string run(const void* x, const void* w, void* y, void* ws, cudaStream_t stream) const {
     const float alpha = 1.f, beta = 0.f;
@@ -154,6 +179,10 @@ class CudnnConv {
   cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
   cudnnFilterDescriptor_t w_ = nullptr;
   cudnnConvolutionDescriptor_t c_ = nullptr;
+  cudnnTensorDescriptor_t b_ = nullptr;      // the residual row's bias (1, K, 1, 1)
+  cudnnActivationDescriptor_t a_ = nullptr;  // and its relu
+  cudnnDataType_t dt_ = CUDNN_DATA_HALF;
+  cudnnTensorFormat_t fmt_ = CUDNN_TENSOR_NHWC;
   cudnnConvolutionFwdAlgo_t algo_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   std::size_t ws_bytes_ = 0;
   bool found_ = false;

@@ -3,13 +3,15 @@
 # a build folder outside the tree (16 jobs), then run the named steps, logs under $OUT, and a
 # short table last.
 #   tools/gpu_pass.sh [step ...]     steps: ctest check fuzz sanitize bench examples (default: all),
+#                                    residual (rdnaconv_bench --set=residual, JSON under $OUT),
 #                                    python (build the PyTorch extension, pytest python/tests),
 #                                    vae (python/bench_vae.py: the decoders and ResNet-50 against
 #                                    cuDNN; VAE_ARGS), neither in the default
 # Environment: BUILD (default /tmp/rdnaconv-gpu), JOBS (16), FUZZ_COUNT (runs per method, 20000),
 #   FUZZ_SECONDS (time cap, 0 = none), FUZZ_SEED, CTEST_ARGS (extra ctest arguments, e.g. -R Fuzz),
 #   BENCH_ARGS (extra rdnaconv_bench arguments), ARCH (CUDA architecture, default 90a: the
-#   H200's wgmma tiles; 90 for the mma.sync path).
+#   H200's wgmma tiles; 90 for the mma.sync path), CHECK_ATOMS (the check step's atoms, default
+#   "native gfx11 gfx12": split them over two calls when one would pass 600 s).
 # GoogleTest / Google Benchmark: CMAKE_PREFIX_PATH, or .devdeps/ (../shared/device/stage.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +42,7 @@ for s in "${steps[@]}"; do
     ctest) targets+=(rdnaconv_host_tests rdnaconv_device_tests rdnaconv_check rdnaconv_bench) ;;
     examples) targets+=(quickstart nchw_fp16 pick_method) ;;
     check|fuzz|sanitize) targets+=(rdnaconv_check) ;;
-    bench) targets+=(rdnaconv_bench) ;;
+    bench|residual) targets+=(rdnaconv_bench) ;;
     python|vae) ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
@@ -66,18 +68,20 @@ for s in "${steps[@]}"; do
   case $s in
     ctest) run_step ctest ctest.log ctest --test-dir "$b" -j 4 --output-on-failure ${CTEST_ARGS:-} || status=1 ;;
     check)
-      for a in native gfx11 gfx12; do
+      for a in ${CHECK_ATOMS:-native gfx11 gfx12}; do
         run_step "check-$a" "check_$a.log" "$b/tests/rdnaconv_check" --mode all --dtype all --layout both \
           --method all --atom "$a" || status=1
       done ;;
     fuzz) run_step fuzz fuzz.log "$b/tests/rdnaconv_check" --mode fuzz --atom all --seed "${FUZZ_SEED:-20261203}" \
             --count "${FUZZ_COUNT:-20000}" --seconds "${FUZZ_SECONDS:-0}" || status=1 ;;
     sanitize)
-      for tool in memcheck racecheck; do
+      for tool in memcheck racecheck synccheck; do
         run_step "$tool" "$tool.log" compute-sanitizer --tool "$tool" "$b/tests/rdnaconv_check" --mode edge \
           --dtype all --layout both --method all --variants 1 || status=1
       done ;;
     bench) run_step bench bench.log env OUT="$out" bench/run_gpu.sh "$b" || status=1 ;;
+    residual) run_step residual residual.log "$b/bench/rdnaconv_bench" --set=residual \
+                --benchmark_out="$out/residual.json" --benchmark_out_format=json || status=1 ;;
     python)
       PY_REBUILD=1 run_step python-build python_build.log py_ext || status=1
       run_step pytest pytest.log python3 python/tests/run.py -rs || status=1 ;;

@@ -41,13 +41,14 @@ template <class T, class Layout>
   return Status::success();
 }
 
-/// y = act(conv(x, w) + bias). x in Layout, w OIHW (K, C, R, S), y in Layout of the output type
-/// (options.out_type, default T). Asynchronous on `stream`; allocates nothing.
+/// y = act(alpha conv(x, w) + bias + beta z). x in Layout, w OIHW (K, C, R, S), y in Layout of
+/// the output type (options.out_type, default T); z (options.has_residual) like y, or y itself.
+/// Asynchronous on `stream`; allocates nothing.
 template <class T, class Layout>
 [[nodiscard]] Status conv2d(const Conv2dProblem& p, const T* x, const T* w, const void* bias,
                             void* y, void* workspace, std::size_t workspace_bytes,
                             rt::stream_t stream = nullptr, const Conv2dOptions& o = {},
-                            int device = -1) {
+                            int device = -1, const void* z = nullptr) {
   Plan<T, Layout> plan;
   if (Status s = Plan<T, Layout>::create(plan, p, o, device); !s) return s;
   const std::size_t packed = detail::one_shot_packed_bytes(plan);
@@ -59,12 +60,13 @@ template <class T, class Layout>
   if (workspace == nullptr)
     return {StatusCode::null_pointer,
             "rdnaconv: workspace is null (the one-shot call packs the weights into it)"};
-  const RunBuffers b{x, workspace, bias, y, workspace, workspace_bytes};
-  if (Status s = validate_buffers(b, o, dtype_of<T>(), packed + plan.workspace_bytes()); !s)
-    return s;
+  const RunBuffers b{x, workspace, bias, y, workspace, workspace_bytes, z};
+  const std::size_t need = packed + plan.workspace_bytes();
+  if (Status s = validate_buffers(b, o, dtype_of<T>(), need); !s) return s;
+  if (Status s = validate_aliasing(b, p, o, dtype_of<T>(), 0, need); !s) return s;
   if (Status s = plan.prepack(w, workspace, stream); !s) return s;
   return plan.run(x, workspace, bias, y, static_cast<char*>(workspace) + packed,
-                  workspace_bytes - packed, stream);
+                  workspace_bytes - packed, stream, z);
 }
 
 }  // namespace rdnaconv

@@ -103,19 +103,27 @@ class Plan {
   }
 
   /// Launches the convolution: kernels only (no allocation, no synchronisation). `bias` per
-  /// filter (type from the options), `y` of the output type, `workspace` of workspace_bytes().
+  /// filter (type from the options), `y` of the output type, `workspace` of workspace_bytes(),
+  /// `z` the residual (Conv2dOptions::has_residual: y's shape, layout and type; may be y).
   [[nodiscard]] Status run(const T* x, const void* packed_w, const void* bias, void* y,
                            void* workspace, std::size_t workspace_bytes,
-                           rt::stream_t stream = nullptr) const {
+                           rt::stream_t stream = nullptr, const void* z = nullptr) const {
     if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
-    const RunBuffers b{x, packed_w, bias, y, workspace, workspace_bytes};
+    const RunBuffers b{x, packed_w, bias, y, workspace, workspace_bytes, z};
     if (Status s = validate_buffers(b, desc_.options, kT, desc_.workspace_bytes); !s) return s;
+    if (Status s = validate_aliasing(b, desc_.problem, desc_.options, kT, desc_.packed_weight_bytes,
+                                     desc_.workspace_bytes);
+        !s)
+      return s;
     if (Status s = check_x_alignment(x); !s) return s;
     EpilogueParams e;
+    e.z = desc_.options.has_residual ? z : nullptr;
+    e.alpha = desc_.options.alpha;
+    e.beta = desc_.options.beta;
     e.bias = desc_.options.has_bias ? bias : nullptr;
     e.bias_type = desc_.options.bias_type;
     e.act = desc_.options.activation;
-    e.out_type = desc_.out_type();
+    e.out_type = e.z_type = desc_.out_type();
     e.y = y;
     const kernels::LaunchArgs r{desc_,
                                 reinterpret_cast<const std::uint16_t*>(x),

@@ -14,8 +14,13 @@ namespace rdnaconv {
 /// Element types. `same` is only meaningful as an output type: "the input type".
 enum class DType : std::uint8_t { f16, bf16, f32, same };
 
-/// Activation applied after the bias. gelu is the erf form (PyTorch's default).
-enum class Activation : std::uint8_t { none, relu, relu6, gelu };
+/// Activation applied last (after bias and residual). gelu is the erf form (PyTorch's default);
+/// silu(v) = v sigmoid(v) (PyTorch's SiLU, the VAEs' "swish"); sigmoid(v) = 1 / (1 + e^-v).
+enum class Activation : std::uint8_t { none, relu, relu6, gelu, silu, sigmoid };
+/// Every activation, in enumeration order (tests, bindings and parsers walk this list).
+inline constexpr Activation kActivations[] = {Activation::none,  Activation::relu,
+                                              Activation::relu6, Activation::gelu,
+                                              Activation::silu,  Activation::sigmoid};
 
 /// Tensor layout of input x and output y (weights are always OIHW, as PyTorch stores them).
 enum class LayoutKind : std::uint8_t { nchw, nhwc };
@@ -65,6 +70,7 @@ enum class StatusCode : std::uint8_t {
   misaligned,
   runtime_error,
   invalid_option,  ///< an option outside its enumeration (Conv2dOptions)
+  bad_alias,       ///< the residual z overlaps y without being y (Plan::run)
 };
 
 /// Result of every call that can fail. Carries a human-readable message. The functions that
@@ -129,6 +135,10 @@ constexpr const char* to_string(Activation a) {
       return "relu6";
     case Activation::gelu:
       return "gelu";
+    case Activation::silu:
+      return "silu";
+    case Activation::sigmoid:
+      return "sigmoid";
   }
   return "?";
 }
@@ -187,6 +197,8 @@ constexpr const char* to_string(StatusCode c) {
       return "runtime_error";
     case StatusCode::invalid_option:
       return "invalid_option";
+    case StatusCode::bad_alias:
+      return "bad_alias";
   }
   return "?";
 }

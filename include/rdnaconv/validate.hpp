@@ -3,6 +3,7 @@
 /// device call, so a rejected call launches nothing.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -19,7 +20,12 @@ struct Conv2dOptions {
   /// the input type spelled out, or f32.
   DType bias_type = DType::same;
   Activation activation = Activation::none;
-  DType out_type = DType::same;       ///< f16, bf16, f32, or same as the input
+  /// The residual: y = act(alpha conv(x, w) + bias + beta z), z passed to run() in y's shape,
+  /// layout and type; z may be y itself (in-place add) but may not overlap y otherwise.
+  bool has_residual = false;
+  float alpha = 1.f;             ///< scales the convolution (with or without a residual); finite
+  float beta = 1.f;              ///< scales z; finite
+  DType out_type = DType::same;  ///< f16, bf16, f32, or same as the input
   Method method = Method::automatic;  ///< force a method (tests, benchmarks)
   /// The alignment in bytes (2, 4, 8 or 16) that every x passed to run() will have. 16 (the
   /// default; cudaMalloc/hipMalloc give 256): methods that read x in 16-byte vectors may run,
@@ -86,7 +92,7 @@ inline std::string describe(const Conv2dProblem& p) {
     unsigned value, last;
   };
   const Field fields[] = {
-      {"activation", unsigned(o.activation), unsigned(Activation::gelu)},
+      {"activation", unsigned(o.activation), unsigned(Activation::sigmoid)},
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
       {"method", unsigned(o.method), unsigned(Method::winograd_fused)},
@@ -95,6 +101,8 @@ inline std::string describe(const Conv2dProblem& p) {
     if (f.value > f.last)
       return {StatusCode::invalid_option, std::string("rdnaconv: Conv2dOptions::") + f.name +
                                               " has no enumerator " + std::to_string(f.value)};
+  if (!std::isfinite(o.alpha) || !std::isfinite(o.beta))
+    return {StatusCode::invalid_option, "rdnaconv: Conv2dOptions::alpha and beta must be finite"};
   if (o.x_align != 2 && o.x_align != 4 && o.x_align != 8 && o.x_align != 16)
     return {
         StatusCode::invalid_option,
@@ -123,6 +131,7 @@ struct RunBuffers {
   void* y = nullptr;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  const void* z = nullptr;  ///< the residual (Conv2dOptions::has_residual)
 };
 
 /// Null pointers, workspace size, and alignment: x, 16-bit y and 16-bit bias on 2 bytes, fp32 y
@@ -135,6 +144,11 @@ struct RunBuffers {
   if (b.y == nullptr) return {StatusCode::null_pointer, "rdnaconv: y is null"};
   if (o.has_bias && b.bias == nullptr)
     return {StatusCode::null_pointer, "rdnaconv: the plan has a bias but bias is null"};
+  if (o.has_residual && b.z == nullptr)
+    return {StatusCode::null_pointer, "rdnaconv: the plan has a residual but z is null"};
+  if (!o.has_residual && b.z != nullptr)
+    return {StatusCode::invalid_option,
+            "rdnaconv: z is given but the plan has no residual (Conv2dOptions::has_residual)"};
   if (b.workspace_bytes < need_ws)
     return {StatusCode::workspace_too_small,
             "rdnaconv: workspace too small: " + std::to_string(b.workspace_bytes) + " < " +
@@ -147,6 +161,9 @@ struct RunBuffers {
   if (addr(b.y) % dtype_bytes(out) != 0)
     return {StatusCode::misaligned,
             std::string("rdnaconv: y is not aligned to its type ") + to_string(out)};
+  if (o.has_residual && addr(b.z) % dtype_bytes(out) != 0)
+    return {StatusCode::misaligned,
+            std::string("rdnaconv: z is not aligned to its type (y's) ") + to_string(out)};
   if (o.has_bias && addr(b.bias) % dtype_bytes(o.bias_type) != 0)
     return {StatusCode::misaligned, "rdnaconv: bias is not aligned to its type"};
   if (addr(b.packed_w) % 16 != 0)
@@ -154,6 +171,40 @@ struct RunBuffers {
             "rdnaconv: packed weights (or the one-shot workspace) must be 16-byte aligned"};
   if (need_ws > 0 && addr(b.workspace) % 16 != 0)
     return {StatusCode::misaligned, "rdnaconv: workspace must be 16-byte aligned"};
+  return Status::success();
+}
+
+/// The writes stay in y and read nothing they have written: y may not overlap x, the packed
+/// weights, the bias or the workspace, and z is either y exactly (in-place residual) or apart
+/// from it. Byte ranges from the problem's sizes; pure address arithmetic, no device call.
+[[nodiscard]] inline Status validate_aliasing(const RunBuffers& b, const Conv2dProblem& p,
+                                              const Conv2dOptions& o, DType in,
+                                              std::size_t packed_bytes, std::size_t need_ws) {
+  const DType out = o.out_type == DType::same ? in : o.out_type;
+  const auto lo = reinterpret_cast<std::uintptr_t>(b.y);
+  const std::uintptr_t hi = lo + std::uintptr_t(p.y_elems()) * dtype_bytes(out);
+  const auto apart = [&](const void* q, std::size_t bytes) {
+    const auto a = reinterpret_cast<std::uintptr_t>(q);
+    return q == nullptr || bytes == 0 || a + bytes <= lo || a >= hi;
+  };
+  const DType bias_t = o.bias_type == DType::same ? in : o.bias_type;
+  struct Range {
+    const char* name;
+    const void* p;
+    std::size_t bytes;
+  };
+  const Range ranges[] = {
+      {"x", b.x, std::size_t(p.x_elems()) * dtype_bytes(in)},
+      {"the packed weights", b.packed_w, packed_bytes},
+      {"bias", o.has_bias ? b.bias : nullptr, std::size_t(p.k) * dtype_bytes(bias_t)},
+      {"the workspace", b.workspace, need_ws},
+  };
+  for (const Range& r : ranges)
+    if (!apart(r.p, r.bytes))
+      return {StatusCode::bad_alias, std::string("rdnaconv: y overlaps ") + r.name};
+  if (o.has_residual && b.z != b.y && !apart(b.z, std::size_t(hi - lo)))
+    return {StatusCode::bad_alias,
+            "rdnaconv: z overlaps y without being y (in place, pass z == y)"};
   return Status::success();
 }
 

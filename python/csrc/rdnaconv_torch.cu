@@ -42,9 +42,10 @@ using rdnaconv::Method;
 using rdnaconv::Status;
 
 Activation activation_of(const std::string& a) {
-  for (Activation v : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu})
+  for (Activation v : rdnaconv::kActivations)
     if (a == rdnaconv::to_string(v)) return v;
-  TORCH_CHECK(false, "rdnaconv: unknown activation '", a, "' (none, relu, relu6, gelu)");
+  TORCH_CHECK(false, "rdnaconv: unknown activation '", a,
+              "' (none, relu, relu6, gelu, silu, sigmoid)");
   return Activation::none;  // not reached: TORCH_CHECK throws
 }
 

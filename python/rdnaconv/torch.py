@@ -114,7 +114,7 @@ class ConvArgs:
     stride: Tuple[int, int]
     padding: Tuple[int, int, int, int]
     dilation: Tuple[int, int]
-    activation: str = "none"  # none, relu, relu6, gelu (after the bias)
+    activation: str = "none"  # none, relu, relu6, gelu, silu, sigmoid (after the bias)
     method: str = "auto"  # a library method name forces it (the plan refuses what it cannot run)
     out_dtype: Optional[torch.dtype] = None  # None: the input's; float16, bfloat16 or float32
 

@@ -130,34 +130,71 @@ inline std::vector<Case> model_cases(int n) {
   return out;
 }
 
-/// One epilogue configuration.
+/// One epilogue configuration: act(alpha conv + bias + beta z).
 struct Variant {
   Activation act = Activation::none;
   bool bias = false;
   DType bias_type = DType::f32;
   DType out = DType::same;
+  bool residual = false;  ///< z, in y's type
+  bool in_place = false;  ///< z is y (residual only)
+  float alpha = 1.f, beta = 1.f;
 };
 
-/// 4 activations x bias/no bias; bias type and output type rotate so that each appears.
+/// The residual variants: z apart and in place, alpha and beta off 1 (powers of two and small
+/// integers keep integer data exact), every activation once, output types rotating.
+inline std::vector<Variant> residual_variants(DType in) {
+  std::vector<Variant> v;
+  const DType outs[3] = {DType::same, DType::f32, in == DType::f16 ? DType::bf16 : DType::f16};
+  int i = 0;
+  for (Activation a : kActivations) {
+    Variant r{a, (i & 1) != 0, (i & 2) ? in : DType::f32, outs[i % 3], true, (i % 2) == 0};
+    r.alpha = (i % 3 == 1) ? 0.5f : 1.f;
+    r.beta = (i % 3 == 2) ? -2.f : 1.f;
+    v.push_back(r);
+    ++i;
+  }
+  return v;
+}
+
+/// The variant in a failure line: activation, bias, residual, alpha and beta where set.
+inline std::string variant_str(const Variant& v) {
+  std::string s = to_string(v.act);
+  if (v.bias) s += " +bias";
+  if (v.residual) s += v.in_place ? " +z(in place)" : " +z";
+  if (v.alpha != 1.f) s += " alpha=" + std::to_string(v.alpha);
+  if (v.beta != 1.f) s += " beta=" + std::to_string(v.beta);
+  return s;
+}
+
+/// 8 variants: every activation once, bias and output type rotating so that each appears, then
+/// a residual in place (alpha 0.5, relu) and one apart (beta -2, no activation).
 inline std::vector<Variant> standard_variants(DType in) {
   std::vector<Variant> v;
   const DType outs[3] = {DType::same, DType::f32, in == DType::f16 ? DType::bf16 : DType::f16};
   int i = 0;
-  for (Activation a : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu})
-    for (bool b : {false, true}) {
-      v.push_back({a, b, (i & 2) ? in : DType::f32, outs[i % 3]});
-      ++i;
-    }
+  for (Activation a : kActivations) {
+    v.push_back({a, (i & 1) != 0, (i & 2) ? in : DType::f32, outs[i % 3]});
+    ++i;
+  }
+  Variant in_place{Activation::relu, true, in, DType::same, true, true};
+  in_place.alpha = 0.5f;
+  Variant apart{Activation::none, true, DType::f32, DType::f32, true, false};
+  apart.beta = -2.f;
+  v.push_back(in_place);
+  v.push_back(apart);
   return v;
 }
 
-/// The full cross product: 4 activations x {no bias, fp32 bias, T bias} x 3 output types.
+/// The full cross product: every activation x {no bias, fp32 bias, T bias} x 3 output types,
+/// then the residual variants.
 inline std::vector<Variant> all_variants(DType in) {
   std::vector<Variant> v;
-  for (Activation a : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu})
+  for (Activation a : kActivations)
     for (int b = 0; b < 3; ++b)
       for (DType o : {DType::same, DType::f32, in == DType::f16 ? DType::bf16 : DType::f16})
         v.push_back({a, b > 0, b == 2 ? in : DType::f32, o});
+  for (const Variant& r : residual_variants(in)) v.push_back(r);
   return v;
 }
 

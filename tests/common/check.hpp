@@ -55,6 +55,7 @@ struct PlanRun {
   const void* w = nullptr;
   const void* bias = nullptr;
   void* y = nullptr;
+  const void* z = nullptr;  ///< the residual (o.has_residual), or y itself
   void** packed = nullptr;
   std::size_t* packed_cap = nullptr;
   void** workspace = nullptr;

@@ -54,6 +54,18 @@ __global__ void fill(std::uint16_t* p, std::int64_t n, DType t, DataKind kind, s
   }
 }
 
+/// Fills n values of output type t (the residual z): ints -3..3, otherwise uniform [-1, 1).
+template <int = 0>
+__global__ void fill_out(void* p, std::int64_t n, DType t, DataKind kind, std::uint32_t seed) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::uint32_t h = hash((std::uint64_t(seed) << 40) ^ std::uint64_t(i));
+    const float v =
+        kind == DataKind::ints ? float(int(h % 7u) - 3) : float(h >> 8) * (2.f / 16777216.f) - 1.f;
+    store_out(p, t, i, v);
+  }
+}
+
 struct CompareParams {
   const void* y;
   DType out;
@@ -63,6 +75,8 @@ struct CompareParams {
   const float* s;
   const float* sw;  // null unless Winograd
   const void* bias;
+  const void* z;  // the residual in the output type (null: none)
+  float alpha, beta;
   DType bias_type, in;
   bool nhwc;
   std::int64_t k, pq, c, crs;
@@ -107,10 +121,12 @@ __global__ void compare(CompareParams cp) {
       bad = !(y == r);  // the same infinity on both sides is a match; NaN never is
       ratio = bad ? INFINITY : 0.f;
     } else {
-      const double s = double(cp.s[i]) + fabs(double(load_bias(cp.bias, cp.bias_type, k)));
+      const double zs = cp.z ? fabs(double(cp.beta) * double(load_out(cp.z, cp.out, o))) : 0.0;
+      const double a = fabs(double(cp.alpha));
+      const double s = a * double(cp.s[i]) + fabs(double(load_bias(cp.bias, cp.bias_type, k))) + zs;
       const double bound =
           reference::error_bound(cp.winograd, cp.in, cp.out, cp.c, cp.crs, fabs(double(r)), s,
-                                 cp.sw ? double(cp.sw[i]) : 0.0, false);
+                                 cp.sw ? a * double(cp.sw[i]) : 0.0, false);
       bad = !(double(e) <= bound);
       ratio = bound > 0 ? float(double(e) / bound) : (e > 0 ? INFINITY : 0.f);
     }
@@ -201,7 +217,9 @@ class Checker {
       (void)rt::memset(y_, 0xff, yb);
       char* wsp = ws.as<char>() + (run == 2 ? 256 : 0);  // the workspace moved by 256 bytes
       const rt::stream_t st = run == 2 ? other : nullptr;
-      if (Status s = plan.run(x_or_w(x_), pk.p, bias_for(opt), y_, wsp, plan.workspace_bytes(), st);
+      if (opt.has_residual) fill_z(plan.desc().out_type());
+      if (Status s = plan.run(x_or_w(x_), pk.p, bias_for(opt), y_, wsp, plan.workspace_bytes(), st,
+                              opt.has_residual ? z_.p : nullptr);
           !s)
         return fail(o, s.message());
       if (rt::error_t e = rt::synchronize(); e != rt::success) return fail(o, rt_error(e));
@@ -237,11 +255,20 @@ class Checker {
   Conv2dOptions options(const Variant& v) const {
     Conv2dOptions o;
     o.activation = v.act;
+    o.has_residual = v.residual;
+    o.alpha = v.alpha;
+    o.beta = v.beta;
     o.has_bias = v.bias;
     o.bias_type = v.bias_type;
     o.out_type = v.out;
     o.method = rq_.method;
     return o;
+  }
+  /// z_ filled with the residual in output type t (the same values for every variant of a case).
+  bool fill_z(DType t) {
+    if (!z_.p) return false;
+    dev::fill_out<><<<dev::grid(ny_), 256>>>(z_.p, ny_, t, rq_.data, rq_.seed * 2 + 3);
+    return rt::get_last_error() == rt::success;
   }
   const void* bias_for(const Conv2dOptions& o) const {
     if (!o.has_bias) return nullptr;
@@ -260,7 +287,10 @@ class Checker {
     b16_ = DevBuf(std::size_t(p_.k) * 2);
     // guard words sit before and after y (sized for the largest, fp32, output type)
     guard_ = DevBuf(std::size_t(ny_) * 4 + 2 * kGuardWords * 2);
-    if (!x_.ok() || !w_.ok() || !guard_.ok() || !b32_.ok() || !b16_.ok())
+    const bool any_residual = std::any_of(rq_.variants.begin(), rq_.variants.end(),
+                                          [](const Variant& v) { return v.residual; });
+    z_ = DevBuf(any_residual ? std::size_t(ny_) * 4 : 0);
+    if (!x_.ok() || !w_.ok() || !guard_.ok() || !b32_.ok() || !b16_.ok() || !z_.ok())
       return "device allocation failed";
     y_ = guard_.as<std::uint16_t>() + kGuardWords;
     const std::uint32_t seed = rq_.seed;
@@ -348,13 +378,23 @@ class Checker {
         rt::memcpy_h2d(back, band.data(), kGuardWords * 2) != rt::success ||
         rt::memset(y_, 0xff, yb) != rt::success)
       return fail(o, "poison failed");
-    const Status st = plan.run(x_or_w(x_), pk.p, bias_for(opt), y_, ws.p, plan.workspace_bytes());
+    // the residual: z_ in the output type; in place, y starts as a copy of it and z is y
+    const void* z = nullptr;
+    if (v.residual) {
+      if (!fill_z(out)) return fail(o, "residual fill failed");
+      if (v.in_place && rt::memcpy_d2d(y_, z_.p, yb) != rt::success)
+        return fail(o, "residual copy failed");
+      z = v.in_place ? y_ : z_.p;
+    }
+    const Status st =
+        plan.run(x_or_w(x_), pk.p, bias_for(opt), y_, ws.p, plan.workspace_bytes(), nullptr, z);
     if (!st) return fail(o, "run: " + st.message());
     // the fp32 reference with the same bias and activation, at the compared outputs
     Conv2dOptions ro = opt;
     ro.out_type = DType::f32;
     if (Status s = reference::device_conv2d(p_, kT, kL, x_.p, w_.p, ro, bias_for(opt), ref_.p,
-                                            nullptr, sel_.as<std::int64_t>(), count_);
+                                            nullptr, sel_.as<std::int64_t>(), count_,
+                                            v.residual ? z_.p : nullptr, out);
         !s)
       return fail(o, "reference: " + s.message());
     dev::CompareParams cp{};
@@ -366,6 +406,9 @@ class Checker {
     cp.s = s_.as<float>();
     cp.sw = winograd ? sw_.as<float>() : nullptr;
     cp.bias = bias_for(opt);
+    cp.z = v.residual ? z_.p : nullptr;
+    cp.alpha = v.alpha;
+    cp.beta = v.beta;
     cp.bias_type = opt.bias_type;
     cp.in = kT;
     cp.nhwc = kL == LayoutKind::nhwc;
@@ -405,8 +448,7 @@ class Checker {
     o.worst_ratio = max_ratio;
     o.pass = bad == 0 && nonfinite == 0 && o.guards_ok;
     if (!o.pass)
-      o.detail = std::string(to_string(v.act)) + (v.bias ? " +bias" : "") +
-                 " out=" + to_string(out) + ": " + std::to_string(bad) + " of " +
+      o.detail = variant_str(v) + " out=" + to_string(out) + ": " + std::to_string(bad) + " of " +
                  std::to_string(count_) + " outside " +
                  (o.exact ? "bitwise equality" : "the bound") + ", " + std::to_string(nonfinite) +
                  " non-finite, max |err| " + std::to_string(max_err) + ", worst err/bound " +
@@ -447,7 +489,7 @@ class Checker {
   bool ready_ = false, have_sw_ = false;
   std::int64_t ny_ = 0, count_ = 0;
   void* y_ = nullptr;  // inside guard_, past the front band
-  DevBuf x_, w_, b32_, b16_, guard_, sel_, ref_, s_, sw_, err_, ratio_, bad_, nonfinite_;
+  DevBuf x_, w_, b32_, b16_, guard_, z_, sel_, ref_, s_, sw_, err_, ratio_, bad_, nonfinite_;
   DeviceReducer reducer_;
 };
 
@@ -476,7 +518,7 @@ Status plan_run(PlanRun& r) {
   if (Status s = grow(r.workspace, r.workspace_cap, plan.workspace_bytes()); !s) return s;
   if (Status s = plan.prepack(static_cast<const T*>(r.w), *r.packed); !s) return s;
   if (Status s = plan.run(static_cast<const T*>(r.x), *r.packed, r.bias, r.y, *r.workspace,
-                          plan.workspace_bytes());
+                          plan.workspace_bytes(), nullptr, r.z);
       !s)
     return s;
   if (rt::error_t e = rt::synchronize(); e != rt::success)

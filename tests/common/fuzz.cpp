@@ -48,6 +48,8 @@ constexpr double kMaxWork = 6e6;
 struct HostData {
   std::vector<std::uint16_t> x, w, b16;
   std::vector<float> b32;
+  std::vector<float> z;               // the residual's values (already rounded to y's type)
+  std::vector<std::uint8_t> z_bytes;  // the same in y's type, as uploaded
 };
 
 HostData make_data(const FuzzCase& c) {
@@ -81,6 +83,23 @@ HostData make_data(const FuzzCase& c) {
     d.b16[i] = detail::float_to_bits(c.type, b);
     d.b32[i] = detail::bits_to_float(c.type, d.b16[i]);  // both bias types carry the same value
   }
+  if (c.v.residual) {
+    const DType out = c.v.out == DType::same ? c.type : c.v.out;
+    const std::size_t ny = std::size_t(p.y_elems()), eb = dtype_bytes(out);
+    d.z.resize(ny);
+    d.z_bytes.resize(ny * eb);
+    for (std::size_t i = 0; i < ny; ++i) {
+      float v = c.data == DataKind::ints ? float(int(next(s) % 7u) - 3) : float(2 * unit(s) - 1);
+      if (out == DType::f32) {
+        std::memcpy(d.z_bytes.data() + i * 4, &v, 4);
+      } else {
+        const std::uint16_t b = detail::float_to_bits(out, v);
+        v = detail::bits_to_float(out, b);
+        std::memcpy(d.z_bytes.data() + i * 2, &b, 2);
+      }
+      d.z[i] = v;
+    }
+  }
   return d;
 }
 
@@ -96,6 +115,12 @@ HostRef make_ref(const FuzzCase& c, const HostData& d) {
     e.bias_type = c.v.bias_type == DType::same ? c.type : c.v.bias_type;
   }
   e.act = c.v.act;
+  if (c.v.residual) {
+    e.z = d.z.data();
+    e.z_type = DType::f32;
+  }
+  e.alpha = c.v.alpha;
+  e.beta = c.v.beta;
   reference::host_conv2d_exact(c.p, c.layout, c.type, d.x.data(), d.w.data(), e, r.y, &r.s);
   if (kernels::winograd_eligible(c.p)) {
     r.sw.assign(r.y.size(), 0.0);
@@ -105,7 +130,7 @@ HostRef make_ref(const FuzzCase& c, const HostData& d) {
         double s = 0, sw = 0;
         reference::output_scales(c.p, c.layout, c.type, d.x.data(), d.w.data(), oc.n, oc.k, oc.op,
                                  oc.oq, true, reference::SoftLoad{c.type}, s, sw);
-        r.sw[std::size_t(o)] = sw;
+        r.sw[std::size_t(o)] = std::fabs(double(c.v.alpha)) * sw;
       }
     }
   }
@@ -143,12 +168,12 @@ constexpr unsigned char kGuardByte = 0x5a;
 
 /// Device buffers of one case, reused by its runs.
 struct DeviceCase {
-  void *x = nullptr, *w = nullptr, *b32 = nullptr, *b16 = nullptr, *ybuf = nullptr;
+  void *x = nullptr, *w = nullptr, *b32 = nullptr, *b16 = nullptr, *ybuf = nullptr, *z = nullptr;
   void *packed = nullptr, *workspace = nullptr;
   std::size_t packed_cap = 0, workspace_cap = 0;
   std::size_t y_bytes_max = 0;
   ~DeviceCase() {
-    for (void* p : {x, w, b32, b16, ybuf, packed, workspace})
+    for (void* p : {x, w, b32, b16, ybuf, z, packed, workspace})
       if (p) (void)rt::free(p);
   }
   std::string upload(const Conv2dProblem& p, const HostData& d) {
@@ -157,13 +182,15 @@ struct DeviceCase {
                                                    {&w, d.w.size() * 2},
                                                    {&b32, d.b32.size() * 4},
                                                    {&b16, d.b16.size() * 2},
-                                                   {&ybuf, y_bytes_max + 2 * kGuardBytes}};
+                                                   {&ybuf, y_bytes_max + 2 * kGuardBytes},
+                                                   {&z, d.z_bytes.size()}};
     for (const auto& [ptr, bytes] : bufs)
-      if (rt::malloc(ptr, bytes) != rt::success) return "device allocation failed";
+      if (bytes > 0 && rt::malloc(ptr, bytes) != rt::success) return "device allocation failed";
     if (rt::memcpy_h2d(x, d.x.data(), d.x.size() * 2) != rt::success ||
         rt::memcpy_h2d(w, d.w.data(), d.w.size() * 2) != rt::success ||
         rt::memcpy_h2d(b32, d.b32.data(), d.b32.size() * 4) != rt::success ||
-        rt::memcpy_h2d(b16, d.b16.data(), d.b16.size() * 2) != rt::success)
+        rt::memcpy_h2d(b16, d.b16.data(), d.b16.size() * 2) != rt::success ||
+        (z && rt::memcpy_h2d(z, d.z_bytes.data(), d.z_bytes.size()) != rt::success))
       return "upload failed";
     return {};
   }
@@ -181,6 +208,9 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
   if (rt::memset(dc.ybuf, kGuardByte, dc.y_bytes_max + 2 * kGuardBytes) != rt::success ||
       rt::memset(y, 0xff, yb) != rt::success)
     return "poison failed";
+  // in place, y starts as the residual and z is y
+  if (c.v.residual && c.v.in_place && rt::memcpy_d2d(y, dc.z, yb) != rt::success)
+    return "residual copy failed";
   PlanRun r;
   r.p = c.p;
   r.o.method = c.method;
@@ -188,6 +218,10 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
   r.o.has_bias = c.v.bias;
   r.o.bias_type = c.v.bias_type;
   r.o.out_type = c.v.out;
+  r.o.has_residual = c.v.residual;
+  r.o.alpha = c.v.alpha;
+  r.o.beta = c.v.beta;
+  r.z = c.v.residual ? (c.v.in_place ? static_cast<const void*>(y) : dc.z) : nullptr;
   r.x = dc.x;
   r.w = dc.w;
   r.bias = c.v.bias ? (c.v.bias_type == DType::f32 ? dc.b32 : dc.b16) : nullptr;
@@ -212,7 +246,10 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
   const bool winograd = is_winograd(r.ran);
   if (winograd && ref.sw.size() != ref.y.size())
     return "internal: Winograd ran on a problem it is not eligible for";
-  const bool exact = c.data == DataKind::ints && !winograd && c.v.act != Activation::gelu;
+  // gelu, silu and sigmoid: the host's float64 against the kernels' fp32 evaluation
+  const bool exact =
+      c.data == DataKind::ints && !winograd &&
+      (c.v.act == Activation::none || c.v.act == Activation::relu || c.v.act == Activation::relu6);
   std::int64_t bad = 0, worst_at = -1;
   double worst = 0, worst_err = 0;
   for (std::int64_t o = 0; o < c.p.y_elems(); ++o) {
@@ -265,14 +302,19 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
 
 Variant random_variant(std::uint64_t& s, DType t) {
   Variant v;
-  const Activation acts[] = {Activation::none, Activation::relu, Activation::relu6,
-                             Activation::gelu};
-  v.act = acts[uni(s, 0, 3)];
+  v.act = kActivations[uni(s, 0, std::int64_t(std::size(kActivations)) - 1)];
   v.bias = uni(s, 0, 1) == 1;
   const DType bias_types[] = {DType::f32, t, DType::same};  // same: the default, the input type
   v.bias_type = bias_types[uni(s, 0, 2)];
   const DType outs[] = {DType::same, DType::f32, t == DType::f16 ? DType::bf16 : DType::f16};
   v.out = outs[uni(s, 0, 2)];
+  // a third of the cases add a residual, half of those in place; alpha and beta off 1 at times
+  // (powers of two: integer data stay exact)
+  v.residual = uni(s, 0, 2) == 0;
+  v.in_place = v.residual && uni(s, 0, 1) == 1;
+  const float scales[] = {1.f, 1.f, 0.5f, 2.f, -1.f};
+  v.alpha = scales[uni(s, 0, 4)];
+  v.beta = v.residual ? scales[uni(s, 0, 4)] : 1.f;
   return v;
 }
 
@@ -322,7 +364,9 @@ std::string fuzz_describe(const FuzzCase& c) {
          " method=" + (c.method == Method::automatic ? "router" : to_string(c.method)) +
          " act=" + to_string(c.v.act) +
          (c.v.bias ? std::string(" bias=") + to_string(c.v.bias_type) : std::string(" no-bias")) +
-         " out=" + to_string(c.v.out) + " data=" + to_string(c.data) +
+         " out=" + to_string(c.v.out) + (c.v.residual ? " residual" : "") +
+         (c.v.in_place ? "(in place)" : "") + " alpha=" + std::to_string(c.v.alpha) +
+         " beta=" + std::to_string(c.v.beta) + " data=" + to_string(c.data) +
          " seed=" + std::to_string(c.seed);
 }
 

@@ -116,6 +116,27 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
       (conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, with_bias))
           .code(),
       StatusCode::null_pointer);
+  // the residual and aliasing rules
+  Conv2dOptions res;
+  res.has_residual = true;
+  const auto* y_bytes = static_cast<const char*>(y.p);
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, res))
+                .code(),
+            StatusCode::null_pointer);  // z missing
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, {},
+                                  -1, y.p))
+                .code(),
+            StatusCode::invalid_option);  // z without a planned residual
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, buf.p, Poisoned::kBytes, nullptr, res,
+                                  -1, y_bytes + 2))
+                .code(),
+            StatusCode::bad_alias);  // z one element off y
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, reinterpret_cast<const fp16_t*>(y_bytes + 64), x, nullptr,
+                                  y.p, buf.p, Poisoned::kBytes))
+                .code(),
+            StatusCode::bad_alias);  // x inside y
+  EXPECT_EQ((conv2d<fp16_t, NHWC>(good, x, x, nullptr, y.p, y.p, Poisoned::kBytes)).code(),
+            StatusCode::bad_alias);  // the workspace is y
   Plan<fp16_t, NHWC> plan;
   EXPECT_EQ(plan.run(x, buf.p, nullptr, y.p, nullptr, 0).code(),
             StatusCode::invalid_size);  // not created

@@ -2,8 +2,10 @@
 /// @file test_families.cpp Every method of the registry x fp16/bf16 x its layouts x {native,
 /// emulated gfx11, emulated gfx12} atoms, against the device reference (common/check_impl.hpp):
 ///   EdgeList   the annotated edge list (cases the method can implement), 8 epilogue variants
+///              (every activation, and a residual z in place and apart: cases.hpp)
 ///   Random100  100 seeded random shapes the method can implement, 8 variants each
-///   Epilogue   4 activations x {no, fp32, T} bias x 3 output types on two shapes
+///   Epilogue   6 activations x {no, fp32, T} bias x 3 output types, then 6 residual variants
+///              (alpha, beta, in place), on two shapes
 ///   RealData   uniform real data, checked against the tolerance model (docs/DESIGN.md)
 ///   Stability  same input twice, then moved workspace and another stream: bitwise equal
 /// Integer data make direct methods exact (bitwise comparison); Winograd and real data use the

@@ -69,6 +69,34 @@ TEST(HostReference, LayoutsAgreeAndEpilogue) {
   const auto g = reference::host_conv2d(p, LayoutKind::nchw, DType::f16, x_nchw.data(), w.data(), e,
                                         DType::f32);
   EXPECT_NEAR(as_float(DType::f32, g[2]), 0.8413447460685429, 1e-6);  // gelu(1) = Phi(1)
+  e.act = Activation::silu;
+  const auto si = reference::host_conv2d(p, LayoutKind::nchw, DType::f16, x_nchw.data(), w.data(),
+                                         e, DType::f32);
+  EXPECT_NEAR(as_float(DType::f32, si[2]), 0.7310585786300049, 1e-6);  // silu(1) = 1 sigmoid(1)
+  EXPECT_NEAR(as_float(DType::f32, si[3]), 5 * 0.9933071490757153, 1e-5);
+  e.act = Activation::sigmoid;
+  const auto sg = reference::host_conv2d(p, LayoutKind::nchw, DType::f16, x_nchw.data(), w.data(),
+                                         e, DType::f32);
+  EXPECT_NEAR(as_float(DType::f32, sg[0]), 0.9994472213630764, 1e-6);  // sigmoid(7.5)
+}
+
+TEST(HostReference, Residual) {
+  // the problem above, NCHW: conv + bias = {7.5, 6.5, 1, 5}; y = act(alpha conv + b + beta z)
+  const Conv2dProblem p = make_problem(1, 2, 1, 2, 2, 1, 1);
+  const auto x = words(DType::f16, {1, -2, 3, 4});
+  const auto w = words(DType::f16, {1, 2, -1, 1});
+  const float bias[2] = {0.5f, -1.f};
+  const auto z = words(DType::bf16, {1, -4, 2, 0.5f});  // z in bf16 (y's type)
+  reference::HostEpilogue e{bias, DType::f32, Activation::none, z.data(), DType::bf16, 2.0, -1.0};
+  const auto y =
+      reference::host_conv2d(p, LayoutKind::nchw, DType::f16, x.data(), w.data(), e, DType::f32);
+  // conv = {7, 6, 2, 6}: 2 conv + b - z
+  const float expect[4] = {14 + 0.5f - 1, 12 + 0.5f + 4, 4 - 1 - 2, 12 - 1 - 0.5f};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(as_float(DType::f32, y[i]), expect[i]) << i;
+  // the error scale is |alpha| sum |x w| + |b| + |beta z|
+  std::vector<double> acc, sa;
+  reference::host_conv2d_exact(p, LayoutKind::nchw, DType::f16, x.data(), w.data(), e, acc, &sa);
+  EXPECT_EQ(sa[1], 2 * (2 + 8) + 0.5 + 4);
 }
 
 TEST(Numeric, RoundTripsAndRounding) {

@@ -2,6 +2,8 @@
 /// @file test_validate.cpp Every validation path returns its status and a message.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -92,7 +94,7 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
     Conv2dOptions o;
   };
   std::vector<Bad> cases;
-  for (unsigned v : {4u, 9u, 255u}) {
+  for (unsigned v : {6u, 9u, 255u}) {
     Conv2dOptions o;
     o.activation = Activation(v);
     cases.push_back({"activation", o});
@@ -116,13 +118,22 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
     o.method = Method(v);
     cases.push_back({"method", o});
   }
+  for (float v : {std::numeric_limits<float>::infinity(), std::nanf("")}) {
+    Conv2dOptions o;
+    o.alpha = v;
+    cases.push_back({"alpha", o});
+    o = {};
+    o.has_residual = true;
+    o.beta = -v;
+    cases.push_back({"beta", o});
+  }
   for (const Bad& b : cases) {
     const Status s = plan(p, DType::f16, b.o);
     EXPECT_EQ(s.code(), StatusCode::invalid_option) << b.field;
     EXPECT_NE(s.message().find(b.field), std::string::npos) << s.message();
   }
   // every enumerator of every field is accepted
-  for (Activation a : {Activation::none, Activation::relu, Activation::relu6, Activation::gelu}) {
+  for (Activation a : kActivations) {
     Conv2dOptions o;
     o.activation = a;
     EXPECT_TRUE(plan(p, DType::f16, o).ok()) << to_string(a);
@@ -226,4 +237,71 @@ TEST(Validate, Alignment) {
   EXPECT_EQ(validate_buffers(bb, fb, DType::bf16, 0).code(), StatusCode::misaligned);
   fb.bias_type = DType::bf16;
   EXPECT_TRUE(validate_buffers(bb, fb, DType::bf16, 0).ok());
+}
+
+TEST(Validate, Residual) {
+  alignas(16) char buf[64];
+  Conv2dOptions res;
+  res.has_residual = true;
+  RunBuffers b{buf, buf, nullptr, buf, buf, 64};
+  EXPECT_EQ(validate_buffers(b, res, DType::f16, 0).code(), StatusCode::null_pointer);  // no z
+  b.z = buf + 2;
+  EXPECT_TRUE(validate_buffers(b, res, DType::f16, 0).ok());
+  EXPECT_EQ(validate_buffers(b, {}, DType::f16, 0).code(),
+            StatusCode::invalid_option);  // z without a planned residual is refused, not dropped
+  b.z = buf + 1;
+  EXPECT_EQ(validate_buffers(b, res, DType::f16, 0).code(), StatusCode::misaligned);
+  Conv2dOptions res32 = res;
+  res32.out_type = DType::f32;  // z is y's type: fp32 on 4 bytes
+  b.z = buf + 2;
+  EXPECT_EQ(validate_buffers(b, res32, DType::f16, 0).code(), StatusCode::misaligned);
+}
+
+TEST(Validate, Aliasing) {
+  // addresses only: nothing is dereferenced. y of a 1x4x4x4 output, fp16: 128 bytes.
+  const Conv2dProblem p = make_problem(1, 4, 4, 4, 4, 1, 1);
+  alignas(16) static char mem[4096];
+  char* y = mem + 1024;
+  Conv2dOptions res;
+  res.has_residual = true;
+  RunBuffers b{mem, mem + 256, nullptr, y, mem + 2048, 512, y};
+  EXPECT_TRUE(validate_aliasing(b, p, res, DType::f16, 64, 512).ok());  // z == y: in place
+  b.z = y + 128;                                                        // just past y
+  EXPECT_TRUE(validate_aliasing(b, p, res, DType::f16, 64, 512).ok());
+  b.z = y - 128;  // just before y
+  EXPECT_TRUE(validate_aliasing(b, p, res, DType::f16, 64, 512).ok());
+  for (char* z : {y + 2, y - 126, y + 126}) {
+    b.z = z;
+    const Status s = validate_aliasing(b, p, res, DType::f16, 64, 512);
+    EXPECT_EQ(s.code(), StatusCode::bad_alias);
+    EXPECT_NE(s.message().find("z overlaps y"), std::string::npos) << s.message();
+  }
+  b.z = y;
+  Conv2dOptions res32 = res;
+  res32.out_type = DType::f32;  // y is 256 bytes now: z at y + 128 overlaps
+  b.z = y + 128;
+  EXPECT_EQ(validate_aliasing(b, p, res32, DType::f16, 64, 512).code(), StatusCode::bad_alias);
+  b.z = y;
+  struct Over {
+    const char* what;
+    RunBuffers b;
+    std::size_t packed, ws;
+  };
+  RunBuffers bx = b, bw = b, bws = b, bb = b;
+  bx.x = y + 64;  // x (128 bytes) overlaps y's second half
+  bw.packed_w = y - 32;
+  bws.workspace = y + 126;
+  bb.bias = y + 4;
+  Conv2dOptions with_bias = res;
+  with_bias.has_bias = true;
+  const Over over[] = {
+      {"x", bx, 64, 512}, {"the packed weights", bw, 64, 512}, {"the workspace", bws, 64, 512}};
+  for (const Over& o : over) {
+    const Status s = validate_aliasing(o.b, p, res, DType::f16, o.packed, o.ws);
+    EXPECT_EQ(s.code(), StatusCode::bad_alias) << o.what;
+    EXPECT_NE(s.message().find(o.what), std::string::npos) << s.message();
+  }
+  EXPECT_EQ(validate_aliasing(bb, p, with_bias, DType::f16, 64, 512).code(), StatusCode::bad_alias);
+  EXPECT_TRUE(validate_aliasing(bb, p, res, DType::f16, 64, 512).ok());  // no bias planned: unread
+  EXPECT_TRUE(validate_aliasing(bws, p, res, DType::f16, 64, 0).ok());   // no workspace used
 }

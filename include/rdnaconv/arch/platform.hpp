@@ -88,6 +88,9 @@ inline error_t memcpy_h2d(void* d, const void* s, std::size_t b) {
 inline error_t memcpy_d2h(void* d, const void* s, std::size_t b) {
   return cudaMemcpy(d, s, b, cudaMemcpyDeviceToHost);
 }
+inline error_t memcpy_d2d(void* d, const void* s, std::size_t b) {
+  return cudaMemcpy(d, s, b, cudaMemcpyDeviceToDevice);
+}
 inline error_t memset(void* d, int v, std::size_t b) {
   return cudaMemset(d, v, b);
 }
@@ -172,6 +175,9 @@ inline error_t memcpy_h2d(void* d, const void* s, std::size_t b) {
 }
 inline error_t memcpy_d2h(void* d, const void* s, std::size_t b) {
   return hipMemcpy(d, s, b, hipMemcpyDeviceToHost);
+}
+inline error_t memcpy_d2d(void* d, const void* s, std::size_t b) {
+  return hipMemcpy(d, s, b, hipMemcpyDeviceToDevice);
 }
 inline error_t memset(void* d, int v, std::size_t b) {
   return hipMemset(d, v, b);

@@ -46,27 +46,34 @@ __global__ void naive_conv2d(Conv2dProblem p, const std::uint16_t* __restrict__ 
                      arch::to_float<T>(w[((k * p.c + c) * p.r + r) * p.s + t]), acc);
         }
       }
-    epilogue_store(e, i, k, acc);
+    store_out(e.y, e.out_type, i, epilogue_value(e, idx ? idx[i] : i, k, acc));
   }
 }
 
 /// Runs the device reference. Validates like the library; launches nothing on error. With
 /// `idx` (device array of `count` output indices in the y layout) only those outputs are
-/// computed, stored compactly at y[0..count).
+/// computed, stored compactly at y[0..count). The residual z (o.has_residual) is read at the
+/// outputs' own indices, in `z_type` (same: o's output type), so that an fp32 reference of a
+/// 16-bit output reads that output's z.
 [[nodiscard]] inline Status device_conv2d(const Conv2dProblem& p, DType in, LayoutKind l,
                                           const void* x, const void* w, const Conv2dOptions& o,
                                           const void* bias, void* y, rt::stream_t stream,
                                           const std::int64_t* idx = nullptr,
-                                          std::int64_t count = -1) {
+                                          std::int64_t count = -1, const void* z = nullptr,
+                                          DType z_type = DType::same) {
   if (Status s = validate_problem(p); !s) return s;
   if (Status s = validate_types(in, o); !s) return s;
-  if (!x || !w || !y || (o.has_bias && !bias))
+  if (!x || !w || !y || (o.has_bias && !bias) || (o.has_residual && !z))
     return {StatusCode::null_pointer, "rdnaconv reference: null pointer"};
   EpilogueParams e;
+  e.z = o.has_residual ? z : nullptr;
+  e.alpha = o.alpha;
+  e.beta = o.beta;
   e.bias = o.has_bias ? bias : nullptr;
   e.bias_type = o.bias_type == DType::same ? in : o.bias_type;
   e.act = o.activation;
   e.out_type = o.out_type == DType::same ? in : o.out_type;
+  e.z_type = z_type == DType::same ? e.out_type : z_type;
   e.y = y;
   const std::int64_t total = idx ? count : p.y_elems();
   const unsigned blocks = unsigned(total / 256 + 1 < 131072 ? total / 256 + 1 : 131072);

@@ -2,20 +2,24 @@
 /// @file error_bound.hpp The tolerance model (docs/DESIGN.md, "Tolerance model"), implemented
 /// once: per-output error scales computed on the device, and the bound built from them.
 ///
-///   S  = Σ_{c,r,s} |x||w| + |bias|           scale of any summation order's rounding error
+///   S  = |alpha| Σ_{c,r,s} |x||w| + |bias| + |beta z|   scale of any summation order's rounding
+///        error (alpha, beta, z: the residual epilogue; Sw below is scaled by |alpha| too)
 ///   Sw = Σ_c Σ_{α} |Aᵀ_iα_a||Aᵀ_jα_b| |U_α||V_α|, bounded from above by
 ///        Σ_c Σ_{r,s,u,v} k_i(r,u) k_j(s,v) (|g_rs| + fg)(|d_uv| + fd),  k_i(r,u) = Σ_a
 ///        |Aᵀ_ia||G_ar||Bᵀ_au| the scale of Winograd's rounding of U and V to T (fd, fg: the fp16
 ///        subnormal floors).
 ///   bound = u_out |y| + e_out (twice when two results are each rounded) + 8 u32 (|y| + S)
 ///         + L (3 n u32 S  + [winograd] (2 u_T + u_T² + (2C + 64) u32) Sw)
-/// with u = unit roundoff, n = C R S + 8 (accumulation length, plus bias and activation). The
+/// with u = unit roundoff, n = C R S + 8 (accumulation length, plus alpha, bias, residual and
+/// activation). The
 /// matrix units' fp32 accumulation is not guaranteed to round to nearest: allowing 2 u32 per
 /// addition for it and u32 for the reference's fma chain gives the 3 (and the 2C). e_out is half
 /// the output type's subnormal spacing (gradual underflow makes that error absolute).
 /// 8 u32 (|y| + S) is the activation's own fp32 evaluation: gelu = v (1 + erf(v/√2)) / 2
 /// cancels for negative v, so its rounding error is a few ulp of its input v (|v| <= S), not of
-/// its result; L = 1.13 is the largest slope of the activations (gelu's). The bound is
+/// its result; silu = v / (1 + e^-v) and sigmoid likewise stay within a few ulp of |v| and of
+/// their result. L = 1.13 is the largest slope of the activations (gelu's; silu's is 1.10,
+/// sigmoid's 0.25). The bound is
 /// deterministic (worst case), so it holds for any data; integer data make direct methods exact,
 /// and the tests then compare bit for bit instead.
 #pragma once

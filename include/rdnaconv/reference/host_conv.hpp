@@ -37,6 +37,10 @@ inline double activate_host(double v, Activation a) {
       return v > 0 ? (v < 6 ? v : 6) : 0;
     case Activation::gelu:
       return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case Activation::silu:
+      return v / (1.0 + std::exp(-v));
+    case Activation::sigmoid:
+      return 1.0 / (1.0 + std::exp(-v));
   }
   return v;
 }
@@ -45,7 +49,17 @@ struct HostEpilogue {
   const void* bias = nullptr;  ///< float* or 16-bit words, per bias_type
   DType bias_type = DType::f32;
   Activation act = Activation::none;
+  const void* z = nullptr;  ///< residual in the y layout: float* or 16-bit words, per z_type
+  DType z_type = DType::f32;
+  double alpha = 1, beta = 1;  ///< act(alpha conv + bias + beta z)
 };
+
+/// Element i of a type-erased host tensor (float or 16-bit words).
+inline double host_load(const void* t, DType type, std::int64_t i) {
+  return type == DType::f32
+             ? double(static_cast<const float*>(t)[i])
+             : double(detail::bits_to_float(type, static_cast<const std::uint16_t*>(t)[i]));
+}
 
 /// Pre-rounding results (double) into `acc` (y layout, y_elems long); `abs_acc` gets sum |x*w|
 /// per output when non-null (the scale of the rounding error of any summation order).
@@ -75,16 +89,11 @@ inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in,
                 sa += std::fabs(prod);
               }
             }
-          double b = 0;
-          if (e.bias) {
-            b = e.bias_type == DType::f32
-                    ? double(static_cast<const float*>(e.bias)[k])
-                    : double(detail::bits_to_float(e.bias_type,
-                                                   static_cast<const std::uint16_t*>(e.bias)[k]));
-          }
+          const double b = e.bias ? host_load(e.bias, e.bias_type, k) : 0.0;
           const std::size_t yi = std::size_t(y_index(p, l, n, k, op, oq));
-          acc[yi] = activate_host(s + b, e.act);
-          if (abs_acc) (*abs_acc)[yi] = sa + std::fabs(b);
+          const double zv = e.z ? e.beta * host_load(e.z, e.z_type, std::int64_t(yi)) : 0.0;
+          acc[yi] = activate_host(e.alpha * s + b + zv, e.act);
+          if (abs_acc) (*abs_acc)[yi] = std::fabs(e.alpha) * sa + std::fabs(b) + std::fabs(zv);
         }
 }
 

@@ -121,8 +121,9 @@ RDNACONV_HD inline TileOrigin tile_origin(const WinogradParams& wp, std::int64_t
   return {img, ty * 4, (rem - ty * wp.tiles_w) * 4};
 }
 
-/// Stores row i of a 4x4 output tile of filter ko: act(y + bias), outputs past P, Q skipped.
-/// An output whose 3x3 window lies wholly in the padding is act(bias) exactly, as every direct
+/// Stores row i of a 4x4 output tile of filter ko: act(alpha y + bias + beta z), outputs past
+/// P, Q skipped. An output whose 3x3 window lies wholly in the padding is act(bias + beta z)
+/// exactly, as every direct
 /// method gives it: the transforms would leave there the rounding error of the tile's other
 /// inputs (the 6x6 patch reaches up to 5 pixels away), which for bf16 is of the order of the
 /// outputs themselves (README.md, "Padding beyond the filter's reach").
@@ -142,7 +143,7 @@ RDNACONV_DEVICE inline void store_row(const WinogradParams& wp, const TileOrigin
     const std::int64_t out = OutL == LayoutKind::nhwc
                                  ? ((to.img * wp.p + oh) * std::int64_t(wp.q) + ow) * wp.k + ko
                                  : ((to.img * wp.k + ko) * std::int64_t(wp.p) + oh) * wp.q + ow;
-    store_out(wp.epi.y, wp.epi.out_type, out, activate((in ? y[j] : 0.f) + bias, wp.epi.act));
+    store_out(wp.epi.y, wp.epi.out_type, out, epilogue_apply(wp.epi, out, bias, in ? y[j] : 0.f));
   }
 }
 }  // namespace winograd
