@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "rdnaconv/arch/convert.hpp"
 #include "rdnaconv/types.hpp"
@@ -70,38 +69,12 @@ RDNACONV_HD inline void store_out(void* y, DType t, std::int64_t i, float v) {
 
 /// act(alpha acc + bias[k] + beta z[z_index]), in this order of fp32 operations (the device
 /// reference evaluates the same function, so integer data compare bit for bit).
-/// alpha acc + bias (+ beta z[z_index]): the epilogue before its activation, the one expression
-/// every kernel and the device reference evaluate (the same fp32 operations, the same fused
-/// multiply-adds). `bias` is bias[k] already loaded (load_bias).
-RDNACONV_HD inline float epilogue_linear(const EpilogueParams& e, std::int64_t z_index, float bias,
-                                         float acc) {
-  float v = e.alpha * acc + bias;
-  if (e.z != nullptr) v += e.beta * load_out(e.z, e.z_type, z_index);
-  return v;
-}
+/// `bias` is bias[k] already loaded (load_bias), for kernels that hoist it out of a loop.
 RDNACONV_HD inline float epilogue_apply(const EpilogueParams& e, std::int64_t z_index, float bias,
                                         float acc) {
-  return activate(epilogue_linear(e, z_index, bias, acc), e.act);
-}
-
-/// Calls f(std::integral_constant<Activation, a>{}) for the run-time activation a: kernels
-/// branch once per thread and then run a loop that holds that activation's code alone.
-template <class F>
-RDNACONV_HD inline void with_activation(Activation a, F&& f) {
-  switch (a) {
-    case Activation::none:
-      return f(std::integral_constant<Activation, Activation::none>{});
-    case Activation::relu:
-      return f(std::integral_constant<Activation, Activation::relu>{});
-    case Activation::relu6:
-      return f(std::integral_constant<Activation, Activation::relu6>{});
-    case Activation::gelu:
-      return f(std::integral_constant<Activation, Activation::gelu>{});
-    case Activation::silu:
-      return f(std::integral_constant<Activation, Activation::silu>{});
-    case Activation::sigmoid:
-      return f(std::integral_constant<Activation, Activation::sigmoid>{});
-  }
+  float v = e.alpha * acc + bias;
+  if (e.z != nullptr) v += e.beta * load_out(e.z, e.z_type, z_index);
+  return activate(v, e.act);
 }
 RDNACONV_HD inline float epilogue_value(const EpilogueParams& e, std::int64_t z_index,
                                         std::int64_t k, float acc) {

@@ -270,39 +270,6 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
   }
 }
 
-/// Calls f(i, j, v, out, ko) for every accumulator acc[i][j][v] of this lane that holds an
-/// output inside the problem: `out` its index in the output (layout OutL, batch `batch`), `ko`
-/// its filter.
-template <TileConfig Cfg, class Atom, LayoutKind OutL, class F>
-RDNACONV_DEVICE inline void for_each_output(const ConvGemmParams& pr, std::int64_t m_block,
-                                            int n_block, int wm, int wn, int lane, int batch,
-                                            F&& f) {
-  constexpr int AM = Cfg.warp_m() / 16, AN = Cfg.warp_n() / 16;
-  const std::int64_t pq = std::int64_t(pr.p) * pr.q;
-  const std::int64_t out_base = batch * pr.out_batch_stride;
-#pragma unroll
-  for (int i = 0; i < AM; ++i) {
-#pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      const std::int64_t m = m_block + wm * Cfg.warp_m() + i * 16 + Atom::c_row(lane, v);
-      if (m >= pr.m) continue;
-      std::int64_t img = 0, rem = 0;
-      if constexpr (OutL == LayoutKind::nchw) {
-        img = m / pq;
-        rem = m - img * pq;
-      }
-#pragma unroll
-      for (int j = 0; j < AN; ++j) {
-        const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
-        if (ko >= pr.k) continue;
-        const std::int64_t out =
-            OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
-        f(i, j, v, out, ko);
-      }
-    }
-  }
-}
-
 }  // namespace engine
 
 /// The engine kernel. AIterTag names the family's A iterator; OutL the output layout (nhwc
@@ -357,29 +324,30 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
   engine::mainloop<Cfg, Atom>(a, b, pr.k_total / Cfg.block_k, smem, acc, wm, wn, lane,
                               engine::NoHook{});
 
-  // Epilogue straight from the accumulators, through the atom's C map, in three passes over
-  // the registers so that each holds only what runs: alpha, bias and the residual; the
-  // activation (one branch per thread, then that activation's loop alone); the stores.
-  const EpilogueParams& e = pr.epi;
-  const auto outputs = [&](auto&& f) {
-    engine::for_each_output<Cfg, Atom, OutL>(pr, m_block, n_block, wm, wn, lane, batch, f);
-  };
-  outputs([&](int i, int j, int v, std::int64_t out, int ko) {
-    acc[i][j][v] = epilogue_linear(e, out, load_bias(e.bias, e.bias_type, ko), acc[i][j][v]);
-  });
-  with_activation(e.act, [&](auto act) {
-    if constexpr (decltype(act)::value != Activation::none) {
+  // Epilogue straight from the accumulators, through the atom's C map.
+  const std::int64_t pq = std::int64_t(pr.p) * pr.q;
+  const std::int64_t out_base = batch * pr.out_batch_stride;
 #pragma unroll
-      for (int i = 0; i < AM; ++i)
+  for (int i = 0; i < AM; ++i) {
 #pragma unroll
-        for (int j = 0; j < AN; ++j)
+    for (int v = 0; v < 8; ++v) {
+      const std::int64_t m = m_block + wm * Cfg.warp_m() + i * 16 + Atom::c_row(lane, v);
+      if (m >= pr.m) continue;
+      std::int64_t img = 0, rem = 0;
+      if constexpr (OutL == LayoutKind::nchw) {
+        img = m / pq;
+        rem = m - img * pq;
+      }
 #pragma unroll
-          for (int v = 0; v < 8; ++v) acc[i][j][v] = activate(acc[i][j][v], decltype(act)::value);
+      for (int j = 0; j < AN; ++j) {
+        const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
+        if (ko >= pr.k) continue;
+        const std::int64_t out =
+            OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
+        epilogue_store(pr.epi, out, ko, acc[i][j][v]);
+      }
     }
-  });
-  outputs([&](int i, int j, int v, std::int64_t out, int) {
-    store_out(e.y, e.out_type, out, acc[i][j][v]);
-  });
+  }
 }
 
 /// Host launcher of one engine configuration; `batches` > 1 for Winograd's 36 slices.
