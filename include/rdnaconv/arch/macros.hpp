@@ -12,6 +12,11 @@
 #define RDNACONV_GPU_COMPILER 0
 #endif
 
+// Inlined whatever the inliner's cost model says (g++, clang and nvcc all take this attribute);
+// RDNACONV_INLINE_LAMBDA goes between a lambda's parameter list and its body.
+#define RDNACONV_FORCEINLINE __attribute__((always_inline)) inline
+#define RDNACONV_INLINE_LAMBDA __attribute__((always_inline))
+
 // Kernel parameter blocks are read through references by the iterators; on CUDA a
 // __grid_constant__ parameter can be addressed without a copy to local memory.
 #if defined(__CUDACC__) && !defined(__HIP__)

@@ -128,8 +128,9 @@ RDNACONV_HD inline TileOrigin tile_origin(const WinogradParams& wp, std::int64_t
 /// inputs (the 6x6 patch reaches up to 5 pixels away), which for bf16 is of the order of the
 /// outputs themselves (README.md, "Padding beyond the filter's reach").
 template <LayoutKind OutL>
-RDNACONV_DEVICE inline void store_row(const WinogradParams& wp, const TileOrigin& to, int i, int ko,
-                                      float bias, const float (&y)[4]) {
+RDNACONV_DEVICE RDNACONV_FORCEINLINE void store_row(const WinogradParams& wp, const TileOrigin& to,
+                                                    int i, int ko, float bias,
+                                                    const float (&y)[4]) {
   const int oh = to.oh0 + i;
   if (oh >= wp.p) return;
   const int ih = oh - wp.pad_top;
