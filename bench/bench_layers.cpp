@@ -3,21 +3,30 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual] [--methods=router|all]
-///   [--vendor=on|off]
+///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue] [--methods=router|all]
+///   [--vendor=on|off] [--vendor-candidates=N]
 ///   [--e2e=on|off] [--timing=graph|stream]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
-/// router's weight prepack, excluded from the other rows) or the vendor, cudnn or miopen (label:
-/// the algorithm it picked). --set=residual: ResNet-50's bottleneck conv3 shapes (1x1, K = 4C,
+/// router's weight prepack, excluded from the other rows) or the vendor: cudnn (cuDNN's graph
+/// API with every plan of the heuristics timed, as PyTorch's cudnn.benchmark does: label = the
+/// engine, its knobs and the search's counts; bench/cudnn_graph.hpp; --vendor-candidates=N tries
+/// only the first N plans in the heuristics' order, 0 = all) or miopen, and in --set=full and
+/// --set=residual cudnn-legacy (cudnnFind, the vendor row of the sections before 2026-12-06).
+/// --set=residual: ResNet-50's bottleneck conv3 shapes (1x1, K = 4C,
 /// which the block's residual add follows) with router+res (relu(conv + bias + y) fused, y the
-/// shortcut, in place) and the vendor's fused conv-bias-add-relu (vendor+res) beside the plain
-/// rows. model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every
-/// layer of the model back to back on one stream, and the same sequence captured once and replayed
-/// as a graph. Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"),
-/// GBps = (x + w + y bytes, each once) / time, mult = layer multiplicity in the model. Measurement:
+/// shortcut, in place) and the vendor's fused conv-bias-add-relu (vendor+res: cuDNN's graph of
+/// conv -> bias -> add -> relu, one plan when an engine takes it, else the plain graph and
+/// separate kernels, as its label says; cudnn-legacy+res: cudnnConvolutionBiasActivationForward)
+/// beside the plain rows. --set=epilogue: every ResNet-50 layer at N1 and N32 with bias + relu
+/// fused on both sides (router+bias_relu, cudnn+bias_relu: a conv + BN + relu block at
+/// inference), and the residual rows on the bottleneck conv3 layers.
+/// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every layer of
+/// the model back to back on one stream, and the same sequence captured once and replayed as a
+/// graph. Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps
+/// = (x + w + y bytes, each once) / time, mult = layer multiplicity in the model. Measurement:
 /// inputs and outputs rotate over enough copies that the working set exceeds 256 MiB (over 4x the
 /// H200's 60 MB L2); at least 15 ms of untimed warm-up calls (clocks). A layer row's time is the
 /// GPU's: max(R, copies) back-to-back calls (R sized to about 1 ms, every copy visited) captured
@@ -59,6 +68,7 @@ struct Options {
   bool vendor = true;
   bool e2e = true;
   bool graph = true;  ///< --timing=stream: layer rows timed on the stream only (no graph replay)
+  int vendor_candidates = 0;  ///< --vendor-candidates=N (0: every plan of the heuristics)
 };
 Options g_opt;
 
@@ -72,8 +82,20 @@ struct BenchSet {
   bool (*filter)(const Conv2dProblem&) = nullptr;
   /// every applicable method per layer with --methods=all (the sets the issues' bars are on)
   bool compare_methods = true;
-  /// the residual rows (router+res, vendor+res) beside the plain ones
+  /// the residual rows (router+res, vendor+res) beside the plain ones, on the bottleneck conv3
+  /// layers
   bool residual = false;
+  /// the bias + relu rows (router+bias_relu, vendor+bias_relu) on every layer
+  bool bias_act = false;
+  /// the cudnn-legacy rows (cudnnFind) beside the cudnn ones
+  bool legacy = false;
+};
+
+/// The epilogue a row fuses.
+enum class RowEpi {
+  none,
+  bias_relu,  ///< y = relu(conv + bias)
+  residual,   ///< y = relu(conv + bias + y), y holding the shortcut (in place)
 };
 
 bool is_1x1(const Conv2dProblem& p) {
@@ -110,17 +132,29 @@ std::vector<BenchSet> sets(const std::string& which) {
     return {{"resnet50_224", 1, {DType::f16}, {LayoutKind::nhwc}, nullptr, false},
             {"sd35_vae_512", 1, {DType::bf16}, {LayoutKind::nchw}, &is_1x1, false}};
   if (which == "residual")
-    return {{"resnet50_224", 1, both_t, {LayoutKind::nhwc}, &is_bottleneck_out, false, true},
-            {"resnet50_224", 32, both_t, both_l, &is_bottleneck_out, false, true}};
+    return {{"resnet50_224",
+             1,
+             both_t,
+             {LayoutKind::nhwc},
+             &is_bottleneck_out,
+             false,
+             true,
+             false,
+             true},
+            {"resnet50_224", 32, both_t, both_l, &is_bottleneck_out, false, true, false, true}};
+  if (which == "epilogue")
+    return {{"resnet50_224", 1, both_t, both_l, nullptr, false, true, true},
+            {"resnet50_224", 32, both_t, both_l, nullptr, false, true, true}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
-  return {{"resnet50_224", 1, both_t, both_l, nullptr, false},
-          {"resnet50_224", 8, both_t, both_l, nullptr, false},
-          {"resnet50_224", 32, both_t, both_l},
-          {"sd35_vae_512", 1, both_t, both_l},
-          {"sd35_vae_512", 4, both_t, both_l, nullptr, false},
-          {"flux2_vae_1024", 1, both_t, both_l}};
+  // full: every model set, with the cudnn-legacy rows beside the cudnn ones
+  return {{"resnet50_224", 1, both_t, both_l, nullptr, false, false, false, true},
+          {"resnet50_224", 8, both_t, both_l, nullptr, false, false, false, true},
+          {"resnet50_224", 32, both_t, both_l, nullptr, true, false, false, true},
+          {"sd35_vae_512", 1, both_t, both_l, nullptr, true, false, false, true},
+          {"sd35_vae_512", 4, both_t, both_l, nullptr, false, false, false, true},
+          {"flux2_vae_1024", 1, both_t, both_l, nullptr, true, false, false, true}};
 }
 
 #define RT_CHECK(expr)                                \
@@ -336,6 +370,41 @@ Timing time_calls(const std::function<void(int, rt::stream_t)>& call, int copies
   return t;
 }
 
+/// A vendor plan candidate's time per call (the search, set-up of a vendor row): the calls over
+/// every copy of x and y (up to 2048) captured once into a graph, one untimed replay, then
+/// replays until at least 3 and 3 ms, the median over the calls. The same measurement as a row's
+/// graph time, less its 15 ms warm-up (the search runs back to back, the clock is up) and its
+/// stream timing.
+double time_candidate(const std::function<void(int, rt::stream_t)>& call, int copies) {
+  const rt::stream_t s = bench_stream();
+  const int n = std::clamp(copies, 1, 2048);
+  Graph g;
+  g.capture(s, [&] {
+    for (int r = 0; r < n; ++r) call(r, s);
+  });
+  RT_CHECK(graph_launch(g.e, s));
+  RT_CHECK(rt::stream_synchronize(s));
+  rt::event_t a, b;
+  RT_CHECK(rt::event_create(&a));
+  RT_CHECK(rt::event_create(&b));
+  std::vector<double> samples;
+  double total = 0;
+  while (samples.size() < 3 || (total < 3.0 && samples.size() < 50)) {
+    RT_CHECK(rt::event_record(a, s));
+    RT_CHECK(graph_launch(g.e, s));
+    RT_CHECK(rt::event_record(b, s));
+    RT_CHECK(rt::event_synchronize(b));
+    float ms = 0;
+    RT_CHECK(rt::event_elapsed_ms(&ms, a, b));
+    samples.push_back(ms);
+    total += ms;
+  }
+  (void)rt::event_destroy(a);
+  (void)rt::event_destroy(b);
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2] * 1e-3 / n;
+}
+
 void report(benchmark::State& st, const Conv2dProblem& p, const Timing& t, int mult,
             const std::string& label) {
   const double secs = t.gpu;
@@ -371,11 +440,13 @@ const void* zero_bias(std::int64_t k) {
 
 template <class T, class L>
 void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool prepack_row,
-                 bool residual = false) {
+                 RowEpi epi = RowEpi::none) {
   Conv2dOptions o;
   o.method = m;
-  if (residual) {  // y = relu(conv + bias + y): y holds the shortcut, added in place
-    o.has_residual = o.has_bias = true;
+  const bool residual = epi == RowEpi::residual;
+  if (epi != RowEpi::none) {  // relu(conv + bias (+ y)): y holds the shortcut, added in place
+    o.has_bias = true;
+    o.has_residual = residual;
     o.activation = Activation::relu;
   }
   Plan<T, L> plan;
@@ -400,7 +471,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       call = [&](int i, rt::stream_t s) {
         void* y = d.ys[i % copies];
         if (Status e = plan.run(static_cast<const T*>(d.xs[i % copies]), pk.p,
-                                residual ? zero_bias(p.k) : nullptr, y, ws.p,
+                                epi != RowEpi::none ? zero_bias(p.k) : nullptr, y, ws.p,
                                 plan.workspace_bytes(), s, residual ? y : nullptr);
             !e)
           last = e;
@@ -413,6 +484,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       if (is_winograd(plan.method())) label += " (effective TFLOPS)";
       if (prepack_row) label = std::string("prepack ") + to_string(plan.method());
       if (residual) label += " +residual relu (fused, in place)";
+      if (epi == RowEpi::bias_relu) label += " +bias relu (fused)";
       report(st, p, t, mult, label);
     }
   } catch (const std::exception& e) {
@@ -430,11 +502,106 @@ inline const char* vendor_name() {
 }
 
 #if defined(RDNACONV_HAVE_VENDOR)
-void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int mult,
-               bool residual = false) {
+/// The graph API adapter's epilogue for a row's.
+template <class V>
+constexpr bool kFusesGraph = requires(V v, Conv2dProblem p) {
+  v.setup(p, DType::f16, LayoutKind::nhwc, bench::VendorEpilogue::none);
+};
+
+/// Set-up of a vendor row: setup(), then, for an adapter that times its plans, the search on the
+/// layer's rotating copies (x and y of `q`, the problem the vendor runs) if this key has not been
+/// searched in this process. Throws what failed.
+template <class V>
+void vendor_setup(V& conv, const Conv2dProblem& p, DType t, LayoutKind l, RowEpi epi) {
+  std::string e;
+  if constexpr (kFusesGraph<V>) {
+    e = conv.setup(p, t, l,
+                   epi == RowEpi::none        ? bench::VendorEpilogue::none
+                   : epi == RowEpi::bias_relu ? bench::VendorEpilogue::bias_relu
+                                              : bench::VendorEpilogue::bias_add_relu);
+  } else {
+    if (epi == RowEpi::bias_relu)
+      throw std::runtime_error(std::string(V::kName) + ": no fused bias + relu row");
+    e = conv.setup(p, t, l);
+  }
+  if (!e.empty()) throw std::runtime_error(e);
+  if constexpr (requires { conv.needs_search(); }) {
+    if (!conv.needs_search()) return;
+    const Conv2dProblem& q = conv.problem();
+    LayerData& d = layer_data(q, t, l, std::size_t(q.y_elems()) * 2);
+    DevMem ws(conv.search_workspace_bytes());
+    conv.set_stream(bench_stream());
+    typename V::SearchData sd;
+    sd.xs = d.xs;
+    sd.ys = d.ys;
+    sd.w = d.w->p;
+    sd.bias = zero_bias(q.k);
+    sd.ws = ws.p;
+    const int copies = int(d.xs.size());
+    sd.timer = [copies](const std::function<void(int, cudaStream_t)>& call) {
+      return time_candidate(call, copies);
+    };
+    if (std::string r = conv.search(sd); !r.empty()) throw std::runtime_error(r);
+    RT_CHECK(rt::synchronize());
+  }
+}
+
+/// Sums (a - b)^2 and b^2 over n elements of type t into acc[0], acc[1].
+__global__ void diff_norms(const std::uint16_t* a, const std::uint16_t* b, std::int64_t n, DType t,
+                           double* acc) {
+  double d2 = 0, b2 = 0;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const float va = t == DType::bf16 ? arch::bf16_to_float(a[i]) : arch::f16_to_float(a[i]);
+    const float vb = t == DType::bf16 ? arch::bf16_to_float(b[i]) : arch::f16_to_float(b[i]);
+    d2 += double(va - vb) * double(va - vb);
+    b2 += double(vb) * double(vb);
+  }
+  atomicAdd(&acc[0], d2);
+  atomicAdd(&acc[1], b2);
+}
+
+/// ||y_vendor - y_router|| / ||y_router|| for the vendor's output `yv` of input `x`: the router's
+/// plan on the same x and weights (bias zero and relu for bias_relu rows). A check that the
+/// vendor row computes the row's convolution (layout, strides, padding), not a speed figure.
+template <class T, class L>
+double rel_err_vs_router(const Conv2dProblem& p, RowEpi epi, const void* x, const void* w,
+                         const void* yv) {
+  Conv2dOptions o;
+  if (epi == RowEpi::bias_relu) {
+    o.has_bias = true;
+    o.activation = Activation::relu;
+  }
+  Plan<T, L> plan;
+  if (Status s = Plan<T, L>::create(plan, p, o); !s) throw std::runtime_error(s.message());
+  DevMem pk(plan.packed_weight_bytes()), ws(plan.workspace_bytes()),
+      yr(std::size_t(p.y_elems()) * 2), acc(2 * sizeof(double));
+  const rt::stream_t s = bench_stream();
+  if (Status e = plan.prepack(static_cast<const T*>(w), pk.p, s); !e)
+    throw std::runtime_error(e.message());
+  if (Status e = plan.run(static_cast<const T*>(x), pk.p,
+                          epi == RowEpi::bias_relu ? zero_bias(p.k) : nullptr, yr.p, ws.p,
+                          plan.workspace_bytes(), s);
+      !e)
+    throw std::runtime_error(e.message());
+  RT_CHECK(rt::stream_synchronize(s));
+  RT_CHECK(rt::memset(acc.p, 0, 2 * sizeof(double)));
+  diff_norms<<<1024, 256>>>(static_cast<const std::uint16_t*>(yv),
+                            static_cast<const std::uint16_t*>(yr.p), p.y_elems(), dtype_of<T>(),
+                            static_cast<double*>(acc.p));
+  RT_CHECK(rt::get_last_error());
+  double h[2] = {0, 0};
+  RT_CHECK(rt::memcpy_d2h(h, acc.p, sizeof(h)));
+  return h[1] > 0 ? std::sqrt(h[0] / h[1]) : (h[0] > 0 ? 1.0 : 0.0);
+}
+
+template <class V, class T, class L>
+void bm_vendor(benchmark::State& st, Conv2dProblem p, int mult, RowEpi epi = RowEpi::none) {
+  const DType t = dtype_of<T>();
+  const LayoutKind l = L::kind;
   try {
-    bench::VendorConv conv;
-    if (std::string e = conv.setup(p, t, l); !e.empty()) throw std::runtime_error(e);
+    V conv;
+    vendor_setup(conv, p, t, l, epi);
     const Conv2dProblem& q = conv.problem();  // pre-padded where the padding is asymmetric
     LayerData& d = layer_data(q, t, l, std::size_t(q.y_elems()) * 2);
     DevMem ws(conv.workspace_bytes());
@@ -442,18 +609,35 @@ void bm_vendor(benchmark::State& st, Conv2dProblem p, DType t, LayoutKind l, int
     std::string last;
     const std::function<void(int, rt::stream_t)> call = [&](int i, rt::stream_t s) {
       void* y = d.ys[i % copies];
-      std::string e = residual
-                          ? conv.run_residual(d.xs[i % copies], d.w->p, y, zero_bias(p.k), ws.p, s)
-                          : conv.run(d.xs[i % copies], d.w->p, y, ws.p, s);
+      std::string e;
+      if (epi == RowEpi::residual)
+        e = conv.run_residual(d.xs[i % copies], d.w->p, y, zero_bias(p.k), ws.p, s);
+      else if constexpr (kFusesGraph<V>)
+        e = conv.run(d.xs[i % copies], d.w->p, y, ws.p, s,
+                     epi == RowEpi::bias_relu ? zero_bias(p.k) : nullptr);
+      else
+        e = conv.run(d.xs[i % copies], d.w->p, y, ws.p, s);
       if (!e.empty()) last = e;
     };
     for (auto _ : st) {
-      const Timing t = time_calls(call, copies);
+      const Timing tm = time_calls(call, copies);
       if (!last.empty()) throw std::runtime_error(last);
-      // FLOPs of the original problem
-      report(st, p, t, mult,
-             std::string(bench::VendorConv::kName) + " " + conv.algo_name() +
-                 (residual ? " +residual relu (ConvolutionBiasActivationForward, z = y)" : ""));
+      std::string label = std::string(V::kName) + " " + conv.algo_name();
+      if (epi == RowEpi::residual)
+        label += kFusesGraph<V> ? " +residual relu (graph: conv, bias, add z = y, relu)"
+                                : " +residual relu (ConvolutionBiasActivationForward, z = y)";
+      if (epi == RowEpi::bias_relu) label += " +bias relu (graph: conv, bias, relu)";
+      report(st, p, tm, mult, label);  // FLOPs of the original problem
+      // the output of copy 0 against the router's, where both ran the same problem on the same
+      // data (not the pre-padded asymmetric layers, not the in-place residual)
+      if (epi != RowEpi::residual && q.h == p.h && q.w == p.w) {
+        RT_CHECK(rt::synchronize());
+        st.counters["err_vs_router"] = rel_err_vs_router<T, L>(p, epi, d.xs[0], d.w->p, d.ys[0]);
+      }
+      if constexpr (requires { conv.search_seconds(); }) {
+        st.counters["candidates"] = conv.candidates();
+        st.counters["search_s"] = conv.search_seconds();
+      }
     }
   } catch (const std::exception& e) {
     row_error(st, e.what());
@@ -497,8 +681,7 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
 #if defined(RDNACONV_HAVE_VENDOR)
         if (vendor) {
           it->cd = std::make_unique<bench::VendorConv>();
-          if (std::string e = it->cd->setup(p, dt, L::kind); !e.empty())
-            throw std::runtime_error(e);
+          vendor_setup(*it->cd, p, dt, L::kind, RowEpi::none);  // the layer rows' search, reused
           q = it->cd->problem();
           ws_bytes = std::max(ws_bytes, it->cd->workspace_bytes());
         }
@@ -592,20 +775,42 @@ void register_set(const BenchSet& s) {
               [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
     reg("prepack",
         [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
-    if (s.residual)
+    const bool residual = s.residual && is_bottleneck_out(p);
+    if (residual)
       reg("router+res", [=](benchmark::State& st) {
-        bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, true);
+        bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::residual);
+      });
+    if (s.bias_act)
+      reg("router+bias_relu", [=](benchmark::State& st) {
+        bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::bias_relu);
       });
 #if defined(RDNACONV_HAVE_VENDOR)
-    if (g_opt.vendor)
-      reg(bench::VendorConv::kName,
-          [=](benchmark::State& st) { bm_vendor(st, p, dtype_of<T>(), lk, mult); });
-    if (g_opt.vendor && s.residual)
-      reg(std::string(bench::VendorConv::kName) + "+res",
-          [=](benchmark::State& st) { bm_vendor(st, p, dtype_of<T>(), lk, mult, true); });
+    using bench::VendorConv;
+    if (g_opt.vendor) {
+      reg(VendorConv::kName,
+          [=](benchmark::State& st) { bm_vendor<VendorConv, T, L>(st, p, mult); });
+      if (residual)
+        reg(std::string(VendorConv::kName) + "+res", [=](benchmark::State& st) {
+          bm_vendor<VendorConv, T, L>(st, p, mult, RowEpi::residual);
+        });
+      if (s.bias_act && kFusesGraph<VendorConv>)
+        reg(std::string(VendorConv::kName) + "+bias_relu", [=](benchmark::State& st) {
+          bm_vendor<VendorConv, T, L>(st, p, mult, RowEpi::bias_relu);
+        });
+    }
+#if defined(RDNACONV_HAVE_LEGACY_VENDOR)
+    using bench::LegacyVendorConv;
+    if (g_opt.vendor && s.legacy)
+      reg(LegacyVendorConv::kName,
+          [=](benchmark::State& st) { bm_vendor<LegacyVendorConv, T, L>(st, p, mult); });
+    if (g_opt.vendor && s.legacy && residual)
+      reg(std::string(LegacyVendorConv::kName) + "+res", [=](benchmark::State& st) {
+        bm_vendor<LegacyVendorConv, T, L>(st, p, mult, RowEpi::residual);
+      });
+#endif
 #endif
   }
-  if (g_opt.e2e && !s.filter && s.model != "sweep3x3") {
+  if (g_opt.e2e && !s.filter && !s.bias_act && s.model != "sweep3x3") {
     for (bool graph : {false, true}) {
       const std::string how = graph ? "graph" : "stream";
       benchmark::RegisterBenchmark(
@@ -663,13 +868,15 @@ int main(int argc, char** argv) {
       g_opt.graph = false;
     else if (a == "--timing=graph")
       g_opt.graph = true;
+    else if (a.rfind("--vendor-candidates=", 0) == 0)
+      g_opt.vendor_candidates = std::max(0, std::atoi(a.c_str() + 20));
     else
       rest.push_back(argv[i]);
   }
   if (g_opt.set == "sweep") g_opt.all_methods = true;
   if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke" &&
-      g_opt.set != "residual") {
-    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep|smoke|residual\n");
+      g_opt.set != "residual" && g_opt.set != "epilogue") {
+    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep|smoke|residual|epilogue\n");
     return 2;
   }
   int devices = 0;
@@ -679,6 +886,16 @@ int main(int argc, char** argv) {
   }
 #if defined(RDNACONV_HAVE_VENDOR)
   std::printf("vendor baseline: %s\n", bench::VendorConv::version_line().c_str());
+#if defined(RDNACONV_HAVE_CUDNN)
+  bench::CudnnGraphConv::candidate_limit() = g_opt.vendor_candidates;
+  if (g_opt.vendor_candidates > 0)
+    std::printf("vendor baseline: only the first %d plans of the heuristics are tried\n",
+                g_opt.vendor_candidates);
+#endif
+#if defined(RDNACONV_HAVE_LEGACY_VENDOR)
+  std::printf("legacy vendor rows (--set=full, --set=residual): %s\n",
+              bench::LegacyVendorConv::version_line().c_str());
+#endif
 #elif defined(RDNACONV_BACKEND_CUDA)
   std::printf("vendor baseline: cuDNN not found at build time: no vendor rows\n");
 #else

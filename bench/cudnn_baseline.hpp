@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/// @file cudnn_baseline.hpp The vendor baseline on NVIDIA: cuDNN's legacy convolution API with
-/// the algorithm chosen by cudnnFindConvolutionForwardAlgorithm (workspace allowed), tensors
-/// and filters in the same layout as the rdnaconv row (NCHW/KCRS or NHWC/KRSC), fp32 compute
-/// with tensor-op math. Asymmetric padding: see vendor_problem().
+/// @file cudnn_baseline.hpp cuDNN's legacy convolution API, the `cudnn-legacy` rows (the vendor
+/// row of every benchmark section before 2026-12-06, kept so that old figures can be related to
+/// new ones; the `cudnn` row is cudnn_graph.hpp, the graph API PyTorch uses): the algorithm
+/// chosen by cudnnFindConvolutionForwardAlgorithm (workspace allowed), tensors and filters in
+/// the same layout as the rdnaconv row (NCHW/KCRS or NHWC/KRSC), fp32 compute with tensor-op
+/// math. Asymmetric padding: see vendor_problem().
 #pragma once
 
 #include <cudnn.h>
@@ -54,7 +56,7 @@ class CudnnConv {
     if (a_) cudnnDestroyActivationDescriptor(a_);
   }
 
-  static constexpr const char* kName = "cudnn";
+  static constexpr const char* kName = "cudnn-legacy";
   static std::string version_line() {
     return "cuDNN " + std::to_string(cudnnGetVersion()) +
            " (cudnnFindConvolutionForwardAlgorithm, same layout)";

@@ -17,8 +17,11 @@ import sys
 from collections import defaultdict
 
 
-# The vendor rows: "cudnn" (NVIDIA) or "miopen" (AMD), whichever the JSON holds.
+# The vendor rows: "cudnn" (NVIDIA: cuDNN's graph API, every plan timed) or "miopen" (AMD),
+# whichever the JSON holds. "cudnn-legacy" (cudnnFind, the vendor row before 2026-12-06) is
+# compared with "cudnn" by vendor_check().
 VENDOR, VNAME = "cudnn", "cuDNN"
+LEGACY = "cudnn-legacy"
 
 
 def set_vendor(layers):
@@ -98,6 +101,46 @@ def aggregates(g):
     return sorted(out, key=lambda a: a["key"])
 
 
+def is_method_row(row):
+    """A row of one of rdnaconv's methods (not the router, the prepack, a fused or a vendor row)."""
+    return row not in ("router", "prepack", VENDOR, LEGACY, "miopen") and "+" not in row
+
+
+def vendor_check(layers, noise=0.03):
+    """The graph-API vendor row against the legacy one, per layer: how many are at least as fast
+    (and within `noise`), the geomean legacy / graph, the worst layers. None without both rows."""
+    g = group_layers(layers)
+    pairs = []
+    for key, ls in g.items():
+        for name, rows in ls.items():
+            if VENDOR in rows and LEGACY in rows:
+                pairs.append((key, name, rows[VENDOR], rows[LEGACY]))
+    if not pairs:
+        return None
+    faster = sum(1 for *_, c, l in pairs if c["us"] <= l["us"])
+    within = sum(1 for *_, c, l in pairs if c["us"] <= l["us"] * (1 + noise))
+    worst = sorted(pairs, key=lambda p: p[3]["us"] / p[2]["us"])[:10]
+    return dict(n=len(pairs), faster=faster, within=within, noise=noise,
+                geo=geomean([l["us"] / c["us"] for *_, c, l in pairs]), worst=worst)
+
+
+def vendor_check_text(vc, md=False):
+    if not vc:
+        return ""
+    out = [f"cudnn (graph API) vs cudnn-legacy (cudnnFind) on {vc['n']} layers: at least as fast on "
+           f"{vc['faster']} ({100 * vc['faster'] / vc['n']:.1f}%), within {100 * vc['noise']:.0f}% on "
+           f"{vc['within']} ({100 * vc['within'] / vc['n']:.1f}%); geomean legacy / graph "
+           f"{vc['geo']:.2f}x"]
+    if md:
+        out.append("\n| set | layer | cudnn µs (engine) | cudnn-legacy µs (algo) | legacy / graph |")
+        out.append("|---|---|---:|---:|---:|")
+        for key, name, c, l in vc["worst"]:
+            out.append(f"| {key[0]} N{key[1]} {key[2]} {key[3]} | {name} | {c['us']:.1f} "
+                       f"({c['label'].replace(VENDOR + ' ', '')}) | {l['us']:.1f} "
+                       f"({l['label'].replace(LEGACY + ' ', '')}) | {l['us'] / c['us']:.2f} |")
+    return "\n".join(out) + "\n"
+
+
 def shape(r):
     return f"C{r['C']} K{r['K']} {r['H']}² {r['R']}x{r['R']}" + (f" s{r['stride']}" if r["stride"] > 1 else "")
 
@@ -116,6 +159,9 @@ def print_summary(ctx, layers, models, errors):
         for r in sorted(models, key=lambda r: (r["model"], r["batch"], r["dtype"], r["layout"], r["impl"], r["how"])):
             k = f"{r['model']} N{r['batch']} {r['dtype']} {r['layout']} {r['impl']} {r['how']}"
             print(f"{k:<36}{r['us'] / 1e3:>10.3f}{r['tflops']:>9.1f}")
+    vc = vendor_check(layers)
+    if vc:
+        print("\n" + vendor_check_text(vc), end="")
     if errors:
         print(f"\n{len(errors)} rows skipped with an error, e.g. {errors[0][0]}: {errors[0][1]}")
 
@@ -146,11 +192,13 @@ def markdown(ctx, layers, models, errors):
     for key in sorted(g):
         m, b, t, l = key
         w(f"\n### {m}, N = {b}, {t}, {l}\n")
-        methods = sorted({row for rows in g[key].values() for row in rows} - {"router", "prepack", VENDOR})
+        methods = sorted({row for rows in g[key].values() for row in rows if is_method_row(row)})
+        legacy = any(LEGACY in rows for rows in g[key].values())
         head = f"| layer | shape | x | router picks | µs | TFLOPS | {VNAME} algo | {VNAME} µs | {VNAME} TFLOPS | vs {VNAME} |"
+        head += " cudnn-legacy µs (algo) |" if legacy else ""
         head += "".join(f" {mm} µs |" for mm in methods) + " prepack µs |"
         w(head)
-        w("|" + "---|" * (10 + len(methods) + 1))
+        w("|" + "---|" * (10 + int(legacy) + len(methods) + 1))
         for name, rows in g[key].items():
             r = rows.get("router")
             c = rows.get(VENDOR)
@@ -160,6 +208,9 @@ def markdown(ctx, layers, models, errors):
             cells = [name, shape(r), str(r["mult"]), r["label"], f"{r['us']:.1f}", f"{r['tflops']:.1f}",
                      c["label"].replace(VENDOR + " ", "") if c else "-", f"{c['us']:.1f}" if c else "-",
                      f"{c['tflops']:.1f}" if c else "-", f"{c['us'] / r['us']:.2f}" if c else "-"]
+            if legacy:
+                lg = rows.get(LEGACY)
+                cells.append(f"{lg['us']:.1f} ({lg['label'].replace(LEGACY + ' ', '')})" if lg else "-")
             for mm in methods:
                 if mm in rows:
                     v = f"{rows[mm]['us']:.1f}"
@@ -168,6 +219,10 @@ def markdown(ctx, layers, models, errors):
                     cells.append("-")
             cells.append(f"{rows['prepack']['us']:.1f}" if "prepack" in rows else "-")
             w("| " + " | ".join(cells) + " |")
+    vc = vendor_check(layers)
+    if vc:
+        w("\n### The vendor rows: graph API (cudnn) against cudnnFind (cudnn-legacy)\n")
+        w(vendor_check_text(vc, md=True))
     if errors:
         w(f"\n{len(errors)} rows did not run:\n")
         for n, e in errors[:40]:
@@ -221,7 +276,7 @@ def sweep(layers):
     g = defaultdict(dict)
     for r in rows:
         g[(r["layout"], r["H"], r["C"], r["K"])][r["row"]] = r
-    methods = sorted({r["row"] for r in rows} - {"router", "prepack", VENDOR})
+    methods = sorted({r["row"] for r in rows if is_method_row(r["row"])})
     out = ["| layout | H=W | C | K | " + " | ".join(f"{m} µs" for m in methods) + f" | best | router picks | {VNAME} µs |",
            "|---|---:|---:|---:|" + "---:|" * len(methods) + "---|---|---:|"]
     for key in sorted(g):
@@ -251,7 +306,7 @@ def charts(layers, models, outdir):
         fig, ax = plt.subplots(figsize=(max(8, len(ag) * 0.9), 5))
         xs = range(len(ag))
         ax.bar([x - 0.2 for x in xs], ours, 0.4, label="rdnaconv (router)")
-        ax.bar([x + 0.2 for x in xs], vendor, 0.4, label=f"{VNAME} ({'cudnnFind' if VENDOR == 'cudnn' else 'miopenFind'})")
+        ax.bar([x + 0.2 for x in xs], vendor, 0.4, label=f"{VNAME} ({'graph API, every plan timed' if VENDOR == 'cudnn' else 'miopenFind'})")
         ax.set_xticks(list(xs))
         ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
         ax.set_ylabel("effective TFLOPS (direct-conv FLOPs / total layer time)")

@@ -7,6 +7,25 @@
 
 namespace rdnaconv::bench {
 
+/// What the vendor graph computes after the convolution.
+enum class VendorEpilogue {
+  none,           ///< y = conv(x, w)
+  bias_relu,      ///< y = relu(conv(x, w) + bias)
+  bias_add_relu,  ///< y = relu(conv(x, w) + bias + z), z = y (in place, as the rdnaconv row)
+};
+
+inline const char* to_string(VendorEpilogue e) {
+  switch (e) {
+    case VendorEpilogue::none:
+      return "none";
+    case VendorEpilogue::bias_relu:
+      return "bias+relu";
+    case VendorEpilogue::bias_add_relu:
+      return "bias+z+relu";
+  }
+  return "?";
+}
+
 /// The problem a vendor library sees. cuDNN and MIOpen pad symmetrically only: a problem with
 /// asymmetric padding (the VAE downsample's (0,1,0,1)) is given to them as the equivalent
 /// pre-padded input with pad 0, as the model does with F.pad before the conv; the pad copy is
