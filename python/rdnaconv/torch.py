@@ -4,6 +4,8 @@
     import rdnaconv.torch as rt
     report = rt.convert(model)          # swaps every eligible nn.Conv2d, returns what it did
     print(report)                       # swapped / skipped, each with its reason
+    plan = rt.prepack(x, w, b, stride=2, padding=(0, 1, 0, 1))   # no module: packed once
+    y = plan(x)
 
 A swapped layer calls `torch.ops.rdnaconv.conv2d_packed` with weights packed once per weight
 version and input shape (an in-place weight update repacks). An input the library cannot take at
@@ -315,16 +317,95 @@ def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
     ok, why = backend.available()
     if not ok:
         raise RuntimeError(why)
+    args = _conv_args(stride, padding, dilation, activation, method, out_dtype)
+    nhwc = _layout_of(x, "auto")
+    if not x.is_contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format):
+        x = x.contiguous()
+    return backend.conv2d(x, weight.contiguous(), bias, args, nhwc)
+
+
+class PackedConv2d:
+    """A convolution planned for one input shape, layout and alignment, with its weights packed
+    once (rdnaconv.torch.prepack). Calling it runs only the convolution: `y = plan(x)`. The packing
+    is a copy: after an in-place update of the weights, calling raises; prepack again."""
+
+    def __init__(self, x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
+                 args: ConvArgs) -> None:
+        self.args = args
+        self.nhwc = _layout_of(x, "auto")
+        self.x_size = tuple(x.shape)
+        self.x_align = _x_align(x)
+        self.dtype = x.dtype
+        self.weight = weight.detach().contiguous()
+        self.w_size = tuple(self.weight.shape)
+        self._w_source, self._w_version = weight, weight._version
+        self.bias = None if bias is None else bias.detach()
+        self.packed = backend.prepack(self.weight, self.x_size, args, self.nhwc, bias is not None,
+                                      self.x_align)
+
+    def out_size(self) -> List[int]:
+        """[N, K, P, Q] of the output."""
+        return out_size(self.x_size, self.w_size, self.args.stride, self.args.padding,
+                        self.args.dilation)
+
+    def check(self, x: torch.Tensor) -> str:
+        """Why x cannot run on this packing ('' if it can)."""
+        if tuple(x.shape) != self.x_size:
+            return f"x of shape {tuple(x.shape)}, packed for {self.x_size}"
+        if x.dtype != self.dtype:
+            return f"x of dtype {x.dtype}, packed for {self.dtype}"
+        fmt = torch.channels_last if self.nhwc else torch.contiguous_format
+        if not x.is_contiguous(memory_format=fmt):
+            return f"x not contiguous {'channels_last' if self.nhwc else 'NCHW'}, as packed"
+        if _x_align(x) < self.x_align:
+            return f"x aligned to {_x_align(x)} bytes, packed for {self.x_align}"
+        if self._w_source._version != self._w_version:
+            return "the weights changed in place since prepack (prepack again)"
+        return ""
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        why = self.check(x)
+        if why:
+            raise ValueError(f"rdnaconv.PackedConv2d: {why}")
+        return backend.conv2d_packed(x, self.packed, self.bias, self.w_size, self.args, self.nhwc,
+                                     self.x_align)
+
+    def describe(self) -> str:
+        """The plan's describe(): method, kernels, tile, atom, bytes, the router's rule."""
+        return backend.describe(self.weight, self.x_size, self.args, self.nhwc,
+                                self.bias is not None, self.x_align)
+
+
+def _conv_args(stride: Union[int, Sequence[int]], padding: Union[int, Sequence[int]],
+               dilation: Union[int, Sequence[int]], activation: str, method: str,
+               out_dtype: Optional[torch.dtype]) -> ConvArgs:
     pad = (padding,) * 4 if isinstance(padding, int) else tuple(int(v) for v in padding)
     if len(pad) == 2:
         pad = (pad[0], pad[0], pad[1], pad[1])
     if len(pad) != 4:
         raise ValueError("padding: an int, (h, w) or (top, bottom, left, right)")
+    return ConvArgs(_pair(stride), pad, _pair(dilation), activation, method, out_dtype)
+
+
+def prepack(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None,
+            stride: Union[int, Sequence[int]] = 1,
+            padding: Union[int, Sequence[int]] = 0,
+            dilation: Union[int, Sequence[int]] = 1, groups: int = 1, *,
+            activation: str = "none", out_dtype: Optional[torch.dtype] = None,
+            method: str = "auto") -> PackedConv2d:
+    """conv2d's arguments; plans for x's shape, memory format and alignment and packs the weights
+    once. Returns a PackedConv2d: `plan(x2)` convolves any x2 of that shape, layout and (at
+    least) alignment with no packing kernel, e.g. in a CUDA graph. Raises what the op raises."""
+    if groups != 1:
+        raise ValueError(f"groups={groups} (rdnaconv implements groups=1)")
+    ok, why = backend.available()
+    if not ok:
+        raise RuntimeError(why)
     nhwc = _layout_of(x, "auto")
     if not x.is_contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format):
-        x = x.contiguous()
-    args = ConvArgs(_pair(stride), pad, _pair(dilation), activation, method, out_dtype)
-    return backend.conv2d(x, weight.contiguous(), bias, args, nhwc)
+        raise ValueError("rdnaconv.prepack: x must be contiguous NCHW or channels_last")
+    return PackedConv2d(x, weight, bias, _conv_args(stride, padding, dilation, activation, method,
+                                                    out_dtype))
 
 
 def revert(module: nn.Module) -> int:

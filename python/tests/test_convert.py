@@ -241,3 +241,27 @@ def test_describe(fake):
         assert rt.describe(m[0], x.float()).startswith("F.conv2d (fallback: input dtype")
     with pytest.raises(ValueError, match="not converted"):
         rt.describe(m[3], x)
+
+
+def test_prepack_packs_once_and_refuses_other_inputs(fake):
+    """rt.prepack: per-side padding, one packing, then only convolutions; what it refuses."""
+    x = torch.randn(1, 4, 6, 6).to(torch.bfloat16)
+    w = torch.randn(5, 4, 3, 3).to(torch.bfloat16)
+    plan = rt.prepack(x, w, None, 1, (0, 1, 0, 1))
+    y = plan(x)
+    y2 = plan(x)
+    assert fake.prepacks == 1 and fake.runs == 2 and torch.equal(y, y2)
+    want = F.conv2d(F.pad(x.double(), (0, 1, 0, 1)), w.double())
+    assert y.shape == (1, 5, 5, 5) and torch.allclose(y.double(), want, rtol=2e-2, atol=2e-2)
+    assert plan.out_size() == [1, 5, 5, 5]
+    with pytest.raises(ValueError, match="shape"):
+        plan(torch.randn(1, 4, 7, 6).to(torch.bfloat16))
+    with pytest.raises(ValueError, match="not contiguous NCHW"):
+        plan(x.contiguous(memory_format=torch.channels_last))
+    with pytest.raises(ValueError, match="dtype"):
+        plan(x.float())
+    w.add_(1)
+    with pytest.raises(ValueError, match="prepack again"):
+        plan(x)
+    with pytest.raises(ValueError, match="groups"):
+        rt.prepack(x, w, groups=2)

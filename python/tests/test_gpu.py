@@ -195,3 +195,34 @@ def test_bad_input_raises_with_the_reason():
     with pytest.raises(RuntimeError, match="packed"):
         torch.ops.rdnaconv.conv2d_packed(x, packed[:-2], None, [8, 16, 3, 3], [1, 1],
                                          [1, 1, 1, 1], [1, 1], False, "none", "auto", 16, None)
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=["nchw", "nhwc"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp16", "bf16"])
+def test_prepack_matches_conv2d_and_replays_in_a_graph(fmt, dtype):
+    """rt.prepack (packed once) gives rt.conv2d's result bit for bit, on the VAE downsample's
+    per-side padding too, and runs with no packing kernel inside a CUDA graph."""
+    g = torch.Generator(device="cuda").manual_seed(11)
+    for n, c, h, k, r, s, pad in ((1, 32, 18, 48, 3, 2, (0, 1, 0, 1)), (2, 64, 14, 96, 1, 1, 0),
+                                  (1, 24, 20, 40, 3, 1, 1)):
+        x = ints(n, c, h, h, gen=g).to(dtype).contiguous(memory_format=fmt)
+        w = ints(k, c, r, r, gen=g).to(dtype)
+        plan = rt.prepack(x, w, None, s, pad)
+        want = rt.conv2d(x, w, None, s, pad)
+        assert torch.equal(plan(x), want)
+        desc = plan.describe()
+        assert desc.startswith("method=") and ("nhwc" in desc) == (fmt == torch.channels_last)
+        static_x = x.clone()
+        st = torch.cuda.Stream()
+        st.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(st):
+            plan(static_x)
+        torch.cuda.current_stream().wait_stream(st)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_y = plan(static_x)
+        x2 = ints(n, c, h, h, gen=g).to(dtype).contiguous(memory_format=fmt)
+        static_x.copy_(x2)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(static_y, rt.conv2d(x2, w, None, s, pad))
