@@ -11,7 +11,7 @@ Markdown (per-set sums with multiplicities, geomeans, every layer).
     python3 python/bench_layers.py --set=quick --out torch_layers.json --markdown torch_layers.md
     python3 python/bench_layers.py --set=full --models=resnet50_224 --dtype=fp16 --layout=nhwc
     python3 python/bench_layers.py --set=full --list         # the selection, no GPU needed
-    python3 python/bench_layers.py --report torch_layers.json --markdown out.md   # re-render
+    python3 python/bench_layers.py --report a.json [b.json ...] --markdown out.md   # re-render
 
 Measurement, as the C++ rows (bench/bench_layers.cpp): inputs rotate over `copies` buffers, one
 allocation, each copy 256-byte aligned, copies = max(2, 256 MiB / (x + y bytes) + 1), so that
@@ -726,12 +726,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="torch.backends.cudnn.benchmark_limit: plans cudnn.benchmark tries (0 = all; "
                          "default: PyTorch's, 10)")
     ap.add_argument("--list", action="store_true", help="print the selection and exit (no GPU)")
-    ap.add_argument("--report", help="re-render the Markdown of this JSON and exit")
+    ap.add_argument("--report", nargs="+",
+                    help="re-render the Markdown of these JSON files (records merged) and exit")
     a = ap.parse_args(argv)
     t_start = time.monotonic()
 
     if a.report:
-        meta, records = load(a.report)
+        meta, records = load(a.report[0])
+        for path in a.report[1:]:
+            records += load(path)[1]
         text = markdown(meta, records)
         if a.markdown:
             with open(a.markdown, "w") as f:

@@ -3,7 +3,7 @@
 """Cross-check of the vendor row: PyTorch's F.conv2d (python/bench_layers.py's JSON) against the
 C++ benchmark's cudnn row (rdnaconv_bench's Google Benchmark JSON), layer by layer.
 
-    python3 python/crosscheck.py --cpp bench.json --torch torch_layers.json \\
+    python3 python/crosscheck.py --cpp bench.json --torch torch_layers.json [more.json ...] \\
         [--markdown crosscheck.md] [--out crosscheck.json] [--tolerance 0.15] [--cpp-row cudnn]
 
 Rows are joined on (model, batch, dtype, layout, layer): the C++ row name is
@@ -212,15 +212,20 @@ def markdown(res: dict, cpp_meta: str = "", torch_meta: str = "") -> str:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cpp", required=True, help="rdnaconv_bench's --benchmark_out JSON")
-    ap.add_argument("--torch", required=True, help="python/bench_layers.py's --out JSON")
+    ap.add_argument("--torch", required=True, nargs="+",
+                    help="python/bench_layers.py's --out JSON (several: their records merged)")
     ap.add_argument("--tolerance", type=float, default=0.15)
     ap.add_argument("--cpp-row", default="cudnn", help="the C++ row to compare with (cudnn, cudnn-legacy)")
     ap.add_argument("--markdown")
     ap.add_argument("--out", help="JSON of every joined layer and the summary")
     a = ap.parse_args(argv)
     cdoc = load_text(a.cpp)
-    with open(a.torch) as f:
-        tdoc = json.load(f)
+    tdoc: dict = {"records": []}
+    for path in a.torch:
+        with open(path) as f:
+            d = json.load(f)
+        tdoc.setdefault("meta", d.get("meta", {}))
+        tdoc["records"] += d.get("records", [])
     cpp, cpp_errors = parse_cpp(cdoc)
     res = crosscheck(cpp, parse_torch(tdoc), a.tolerance, a.cpp_row)
     res["cpp_errors"] = [f"{n}: {m}" for n, m in cpp_errors]
@@ -228,7 +233,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tm = tdoc.get("meta", {})
     text = markdown(res, f"`{a.cpp}` ({ctx.get('date', '?')}, {len(cdoc.get('benchmarks', []))} rows, "
                          f"{len(cpp_errors)} errored)",
-                    f"`{a.torch}` ({tm.get('date', '?')}, {tm.get('gpu', '?')}, torch {tm.get('torch', '?')}, "
+                    f"{', '.join(f'`{p}`' for p in a.torch)} ({tm.get('date', '?')}, {tm.get('gpu', '?')}, torch {tm.get('torch', '?')}, "
                     f"cuDNN {tm.get('cudnn', '?')}, commit {tm.get('commit', '?')})")
     if a.markdown:
         with open(a.markdown, "w") as f:

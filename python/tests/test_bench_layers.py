@@ -303,6 +303,10 @@ def test_markdown_and_report_round_trip(tmp_path):
     md = str(tmp_path / "t.md")
     assert bl.main(["--report", path, "--markdown", md]) == 0
     assert open(md).read() == text
+    other = str(tmp_path / "u.json")
+    bl.save(other, {}, [rec("e", 2, 1.0, 2.0, layout="nchw")])
+    assert bl.main(["--report", path, other, "--markdown", md]) == 0
+    assert "| m | 1 | fp16 | nchw | 2 (1) | 0.002 | 0.004 | 0.50 |" in open(md).read()
 
 
 def test_parse_describe():

@@ -141,3 +141,15 @@ def test_cpp_row_option_compares_with_the_legacy_row():
     assert res["layers"][0]["ratio"] == pytest.approx(26 / 30)
     assert res["layers"][0]["cpp_engine"] == "IMPLICIT_GEMM (cudnnFind)"
     assert res["summary"]["fraction_within"] == 0.0  # 30 / 26 = 1.154: outside 15%
+
+
+def test_main_merges_several_torch_files(tmp_path):
+    c = tmp_path / "bench.json"
+    c.write_text(json.dumps(cpp_doc()))
+    doc = torch_doc()
+    t1, t2 = tmp_path / "a.json", tmp_path / "b.json"
+    t1.write_text(json.dumps({"meta": doc["meta"], "records": doc["records"][:1]}))
+    t2.write_text(json.dumps({"meta": {}, "records": doc["records"][1:]}))
+    out = tmp_path / "x.json"
+    assert cc.main(["--cpp", str(c), "--torch", str(t1), str(t2), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["summary"]["joined"] == 3
