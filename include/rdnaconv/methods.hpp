@@ -2,7 +2,8 @@
 /// @file methods.hpp The method registry: one row per method (family and variant) with its guard,
 /// its sizes and its benchmark label (how a method may differ from the direct result: is_winograd).
 /// Plan selection, the tests, the check CLI and the benchmarks iterate over this table; adding a
-/// method is one row here plus its kernel launch in plan.hpp.
+/// method is its family in `Families` below plus its launcher's include in kernels/launchers.hpp,
+/// nothing in plan.hpp (docs/DESIGN.md, "Adding a family").
 #pragma once
 
 #include <array>
@@ -25,6 +26,8 @@ struct MethodInfo {
   /// The tile row a problem runs on (the direct families: thin for K <= its block_n).
   kernels::TileKind (*tile_for)(const Conv2dProblem&, ArchClass);
   bool (*can_implement)(const Conv2dProblem&, LayoutKind);
+  /// The first shape rule the problem breaks (can_implement is "it holds"), for the messages.
+  kernels::ShapeRule (*rule)(const Conv2dProblem&, LayoutKind);
   /// Reads x in 16-byte vectors on this layout: the plan then needs Conv2dOptions::x_align >= 16.
   bool (*reads_x_vectors)(LayoutKind);
   /// The kernels a run launches on this layout, in order (describe(), the launch log's names).
@@ -41,6 +44,7 @@ constexpr MethodInfo method_row() {
           F::tile_kind,
           [](const Conv2dProblem& p, ArchClass f) { return F::tile_for(p, f); },
           [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
+          [](const Conv2dProblem& p, LayoutKind l) { return F::rule(p, l); },
           [](LayoutKind l) { return F::reads_x_vectors(l); },
           [](LayoutKind l) { return F::kernel_names(l); },
           [](const Conv2dProblem& p, ArchClass f) { return F::packed_weight_bytes(p, f); },
@@ -96,6 +100,21 @@ constexpr const MethodInfo* find_method(const char* name) {
 constexpr bool can_implement(Method m, const Conv2dProblem& p, LayoutKind l, int x_align = 16) {
   const MethodInfo* i = find_method(m);
   return i != nullptr && i->can_implement(p, l) && (x_align >= 16 || !i->reads_x_vectors(l));
+}
+
+/// Why can_implement says no, naming the rule and the problem's value: "winograd needs stride 1,
+/// got stride=2x1", "nhwc3x3 needs x_align 16 (it reads x in 16-byte vectors), got x_align=2".
+/// Empty when it says yes.
+inline std::string why_not(Method m, const Conv2dProblem& p, LayoutKind l, int x_align = 16) {
+  const MethodInfo* i = find_method(m);
+  if (i == nullptr) return std::string("no method ") + to_string(m) + " in the registry";
+  if (const kernels::ShapeRule r = i->rule(p, l); !r.holds())
+    return std::string(i->name) + " " + kernels::explain(r);
+  if (x_align < 16 && i->reads_x_vectors(l))
+    return std::string(i->name) +
+           " needs x_align 16 (it reads x in 16-byte vectors), got x_align=" +
+           std::to_string(x_align);
+  return {};
 }
 
 }  // namespace rdnaconv

@@ -91,7 +91,7 @@ class Plan {
   /// Packs OIHW weights `w` into `packed` (packed_weight_bytes(), 16-byte aligned). Asynchronous
   /// on `stream`; the caller owns `packed`.
   [[nodiscard]] Status prepack(const T* w, void* packed, rt::stream_t stream = nullptr) const {
-    if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
+    if (!ready_) return detail::not_created("prepack");
     if (!w || !packed) return {StatusCode::null_pointer, "rdnaconv: prepack: null pointer"};
     if (reinterpret_cast<std::uintptr_t>(packed) % 16 != 0)
       return {StatusCode::misaligned, "rdnaconv: prepack: packed weights must be 16-byte aligned"};
@@ -108,7 +108,7 @@ class Plan {
   [[nodiscard]] Status run(const T* x, const void* packed_w, const void* bias, void* y,
                            void* workspace, std::size_t workspace_bytes,
                            rt::stream_t stream = nullptr, const void* z = nullptr) const {
-    if (!ready_) return {StatusCode::invalid_size, "rdnaconv: plan not created"};
+    if (!ready_) return detail::not_created("run");
     const RunBuffers b{x, packed_w, bias, y, workspace, workspace_bytes, z};
     if (Status s = validate_buffers(b, desc_.options, kT, desc_.workspace_bytes); !s) return s;
     if (Status s = validate_aliasing(b, desc_.problem, desc_.options, kT, desc_.packed_weight_bytes,

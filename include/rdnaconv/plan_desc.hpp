@@ -76,10 +76,8 @@ struct PlanDesc {
     if (!can_implement(o.method, p, layout, o.x_align))
       return {StatusCode::method_not_applicable,
               std::string("rdnaconv: forced method ") + to_string(o.method) + " cannot implement " +
-                  detail::describe(p) + " " + to_string(layout) +
-                  (can_implement(o.method, p, layout)
-                       ? " with x aligned to " + std::to_string(o.x_align) + " bytes"
-                       : "")};
+                  detail::describe(p) + " " + to_string(layout) + ": " +
+                  why_not(o.method, p, layout, o.x_align)};
     d.routed = d.method = o.method;
     d.reason = "forced by Conv2dOptions::method";
   } else {
@@ -89,8 +87,7 @@ struct PlanDesc {
     d.method = r.method;
     if (!can_implement(r.method, p, layout, o.x_align)) {
       d.method = Method::general;
-      d.reason += std::string("; ") + to_string(r.method) + " cannot implement it" +
-                  (can_implement(r.method, p, layout) ? " (x_align < 16)" : "") + ", so general";
+      d.reason += "; " + why_not(r.method, p, layout, o.x_align) + ", so general";
     }
   }
   const MethodInfo* mi = find_method(d.method);
@@ -107,6 +104,17 @@ struct PlanDesc {
   out = d;
   return Status::success();
 }
+
+namespace detail {
+/// What Plan::prepack() and run() return on a plan that create() never filled (default
+/// constructed, or every create() on it failed): plan_not_created, naming the call.
+inline Status not_created(const char* call) {
+  return {StatusCode::plan_not_created,
+          std::string("rdnaconv: Plan::") + call +
+              "() on a plan that was never created (Plan::create() was not called or returned an "
+              "error: check its Status)"};
+}
+}  // namespace detail
 
 /// The kernels a plan launches, in order (its family's kernel_names), for describe().
 inline std::string plan_kernels(const PlanDesc& d) {

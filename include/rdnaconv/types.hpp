@@ -69,8 +69,9 @@ enum class StatusCode : std::uint8_t {
   method_not_applicable,
   misaligned,
   runtime_error,
-  invalid_option,  ///< an option outside its enumeration (Conv2dOptions)
-  bad_alias,       ///< the residual z overlaps y without being y (Plan::run)
+  invalid_option,    ///< an option outside its enumeration (Conv2dOptions)
+  bad_alias,         ///< the residual z overlaps y without being y (Plan::run)
+  plan_not_created,  ///< Plan::prepack / run on a plan that create() never filled
 };
 
 /// Result of every call that can fail. Carries a human-readable message. The functions that
@@ -199,6 +200,8 @@ constexpr const char* to_string(StatusCode c) {
       return "invalid_option";
     case StatusCode::bad_alias:
       return "bad_alias";
+    case StatusCode::plan_not_created:
+      return "plan_not_created";
   }
   return "?";
 }

@@ -51,35 +51,49 @@ inline std::string describe(const Conv2dProblem& p) {
 
 /// Sizes, strides, dilations positive; padding non-negative; each dimension within 32 bits
 /// (kernels index within one image row/plane in 32 bits and across tensors in 64); the output
-/// not empty.
+/// not empty. Every message names the field (Conv2dProblem's member) and its value.
 [[nodiscard]] inline Status validate_problem(const Conv2dProblem& p) {
   const std::int64_t lim = std::numeric_limits<std::int32_t>::max();
-  const std::int64_t sizes[] = {p.n, p.c, p.h, p.w, p.k, p.r, p.s};
-  for (std::int64_t v : sizes)
-    if (v <= 0 || v > lim)
-      return {StatusCode::invalid_size, "rdnaconv: sizes must be in [1, 2^31): " + detail::dims(p)};
-  if (p.stride_h <= 0 || p.stride_w <= 0 || p.stride_h > lim || p.stride_w > lim)
-    return {StatusCode::invalid_size, "rdnaconv: stride must be positive"};
-  if (p.dil_h <= 0 || p.dil_w <= 0 || p.dil_h > lim || p.dil_w > lim)
-    return {StatusCode::invalid_size, "rdnaconv: dilation must be positive"};
-  if (p.pad_top < 0 || p.pad_bottom < 0 || p.pad_left < 0 || p.pad_right < 0)
-    return {StatusCode::invalid_size, "rdnaconv: padding must be non-negative"};
-  if (p.pad_top > lim || p.pad_bottom > lim || p.pad_left > lim || p.pad_right > lim)
-    return {StatusCode::invalid_size, "rdnaconv: padding too large"};
+  struct Field {
+    const char* name;
+    std::int64_t value;
+  };
+  const auto refuse = [&p](const Field& f, const char* rule) {
+    return Status{StatusCode::invalid_size, std::string("rdnaconv: ") + f.name + " must be " +
+                                                rule + ", got " + std::to_string(f.value) + " (" +
+                                                detail::describe(p) + ")"};
+  };
+  const Field sizes[] = {{"N", p.n}, {"C", p.c}, {"H", p.h}, {"W", p.w},
+                         {"K", p.k}, {"R", p.r}, {"S", p.s}};
+  for (const Field& f : sizes)
+    if (f.value <= 0 || f.value > lim) return refuse(f, "in [1, 2^31)");
+  const Field steps[] = {
+      {"stride_h", p.stride_h}, {"stride_w", p.stride_w}, {"dil_h", p.dil_h}, {"dil_w", p.dil_w}};
+  for (const Field& f : steps)
+    if (f.value <= 0 || f.value > lim) return refuse(f, "in [1, 2^31)");
+  const Field pads[] = {{"pad_top", p.pad_top},
+                        {"pad_bottom", p.pad_bottom},
+                        {"pad_left", p.pad_left},
+                        {"pad_right", p.pad_right}};
+  for (const Field& f : pads)
+    if (f.value < 0 || f.value > lim) return refuse(f, "in [0, 2^31)");
   const std::int64_t span_h = p.h + p.pad_top + p.pad_bottom - p.dil_h * (p.r - 1) - 1;
   const std::int64_t span_w = p.w + p.pad_left + p.pad_right - p.dil_w * (p.s - 1) - 1;
   if (span_h < 0 || span_w < 0)
     return {StatusCode::empty_output,
             "rdnaconv: the padded input is smaller than the dilated filter, output is empty: " +
-                detail::dims(p)};
+                detail::describe(p)};
   if (p.p() > lim || p.q() > lim || p.c * p.r * p.s > lim)
-    return {StatusCode::invalid_size, "rdnaconv: output plane or reduction exceeds 2^31"};
+    return {StatusCode::invalid_size,
+            "rdnaconv: output plane or reduction exceeds 2^31: P=" + std::to_string(p.p()) +
+                " Q=" + std::to_string(p.q()) + " C*R*S=" + std::to_string(p.c * p.r * p.s)};
   // Element counts must fit 63 bits (offsets are int64); checked in double to avoid overflow.
   const double big = 4.0e18;
   if (double(p.n) * double(p.c) * double(p.h) * double(p.w) > big ||
       double(p.n) * double(p.k) * double(p.p()) * double(p.q()) > big ||
       double(p.k) * double(p.c) * double(p.r) * double(p.s) > big)
-    return {StatusCode::invalid_size, "rdnaconv: tensor too large (over 2^61 elements)"};
+    return {StatusCode::invalid_size,
+            "rdnaconv: tensor too large (over 2^61 elements): " + detail::describe(p)};
   return Status::success();
 }
 

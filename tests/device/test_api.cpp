@@ -147,6 +147,26 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
   EXPECT_TRUE(y.untouched()) << "an argument error wrote to y";
 }
 
+// A plan that create() never filled refuses prepack() and run() with its own status, before any
+// device call (so this runs without a GPU too); a failed create() leaves the plan so.
+TEST(BadInput, PlanNeverCreated) {
+  alignas(16) static std::uint16_t buf[256];
+  const auto* w = reinterpret_cast<const fp16_t*>(buf);
+  Plan<fp16_t, NHWC> plan;
+  Status s = plan.prepack(w, buf);
+  EXPECT_EQ(s.code(), StatusCode::plan_not_created) << s.message();
+  EXPECT_NE(s.message().find("Plan::prepack() on a plan that was never created"), std::string::npos)
+      << s.message();
+  s = plan.run(w, buf, nullptr, buf, nullptr, 0);
+  EXPECT_EQ(s.code(), StatusCode::plan_not_created) << s.message();
+  EXPECT_NE(s.message().find("Plan::run()"), std::string::npos) << s.message();
+  const Conv2dProblem bad = make_problem(1, 0, 8, 8, 8, 3, 3, 1, 1);
+  EXPECT_EQ((Plan<fp16_t, NHWC>::create_for(plan, bad, {}, make_device_info(false, 90, 32))).code(),
+            StatusCode::invalid_size);
+  EXPECT_EQ(plan.prepack(w, buf).code(), StatusCode::plan_not_created);
+  EXPECT_TRUE(plan.describe().empty());
+}
+
 TEST(OneShot, MatchesPlanAndHostReference) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   // the second problem is issue 12's: a 3x3 image padded by 4, most outputs pure padding

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/kernels/common/shape_rule.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
 
@@ -21,8 +22,14 @@ struct Conv3x3Variant : DirectFamilySizes<TileKind::conv3x3, tap_layout> {
   /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
   /// plan's contract: Conv2dOptions::x_align). NCHW gathers; the channel-blocked variant reads
   /// its own repack.
+  static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    if (p.r != 3 || p.s != 3) return broken("a 3x3 filter", "RxS", p.r, p.s);
+    if (l != L) return broken(L == LayoutKind::nhwc ? "NHWC" : "NCHW", "layout", to_string(l));
+    if (L == LayoutKind::nhwc && p.c % 8 != 0) return broken("C % 8 == 0", "C", p.c);
+    return {};
+  }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
-    return p.r == 3 && p.s == 3 && l == L && (L != LayoutKind::nhwc || p.c % 8 == 0);
+    return rule(p, l).holds();
   }
   /// The kernels run() launches, as the launch log names them (Plan::describe()).
   static std::string kernel_names(LayoutKind) {

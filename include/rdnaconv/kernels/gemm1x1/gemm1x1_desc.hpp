@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/kernels/common/shape_rule.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
 
@@ -18,8 +19,13 @@ struct Gemm1x1Family : DirectFamilySizes<TileKind::gemm1x1, tap_layout> {
   static constexpr const char* name() { return "gemm1x1"; }
   /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
   /// plan's contract: Conv2dOptions::x_align); NCHW gathers.
+  static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    if (p.r != 1 || p.s != 1) return broken("a 1x1 filter", "RxS", p.r, p.s);
+    if (l == LayoutKind::nhwc && p.c % 8 != 0) return broken("C % 8 == 0 on NHWC", "C", p.c);
+    return {};
+  }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
-    return p.r == 1 && p.s == 1 && (l == LayoutKind::nchw || p.c % 8 == 0);
+    return rule(p, l).holds();
   }
   static constexpr bool reads_x_vectors(LayoutKind l) { return l == LayoutKind::nhwc; }
   /// The kernels run() launches, as the launch log names them (Plan::describe()).

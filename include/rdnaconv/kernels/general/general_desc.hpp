@@ -8,6 +8,7 @@
 #include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/kernels/common/shape_rule.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
 
@@ -17,7 +18,10 @@ struct GeneralFamily : DirectFamilySizes<TileKind::general, general_layout> {
   static constexpr Method method = Method::general;
   static constexpr const char* name() { return "general"; }
   /// Every valid problem: this is the family that makes "every shape has a kernel" true.
-  static constexpr bool can_implement(const Conv2dProblem&, LayoutKind) { return true; }
+  static constexpr ShapeRule rule(const Conv2dProblem&, LayoutKind) { return {}; }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
+    return rule(p, l).holds();
+  }
   /// Vector loads where C % 8 == 0 and x is 16-byte aligned, element gathers otherwise: one
   /// kernel either way, no alignment contract.
   static constexpr bool reads_x_vectors(LayoutKind) { return false; }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/kernels/common/shape_rule.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
 
@@ -16,9 +17,16 @@ namespace rdnaconv::kernels {
 
 /// F(4x4, 3x3) needs unit stride and dilation; C < 4 is excluded because the transforms'
 /// error amplification is not amortised over a short reduction (docs/DESIGN.md).
+constexpr ShapeRule winograd_rule(const Conv2dProblem& p) {
+  if (p.r != 3 || p.s != 3) return broken("a 3x3 filter", "RxS", p.r, p.s);
+  if (p.stride_h != 1 || p.stride_w != 1)
+    return broken("stride 1", "stride", p.stride_h, p.stride_w);
+  if (p.dil_h != 1 || p.dil_w != 1) return broken("dilation 1", "dilation", p.dil_h, p.dil_w);
+  if (p.c < 4) return broken("C >= 4", "C", p.c);
+  return {};
+}
 constexpr bool winograd_eligible(const Conv2dProblem& p) {
-  return p.r == 3 && p.s == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 &&
-         p.dil_w == 1 && p.c >= 4;
+  return winograd_rule(p).holds();
 }
 
 /// The 4x4 output tiles: N * ceil(P/4) * ceil(Q/4).
@@ -55,6 +63,7 @@ struct WinogradFamily {
   static constexpr TileKind tile_kind = TileKind::winograd;
   static constexpr TileKind tile_for(const Conv2dProblem&, ArchClass) { return tile_kind; }
   static constexpr const char* name() { return "winograd"; }
+  static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind) { return winograd_rule(p); }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind) {
     return winograd_eligible(p);
   }
@@ -80,6 +89,9 @@ struct WinogradFusedFamily {
   static constexpr TileKind tile_kind = TileKind::winograd_fused;
   static constexpr TileKind tile_for(const Conv2dProblem&, ArchClass) { return tile_kind; }
   static constexpr const char* name() { return "winograd_fused"; }
+  static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    return WinogradFamily::rule(p, l);
+  }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
     return WinogradFamily::can_implement(p, l);
   }
