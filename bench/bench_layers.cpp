@@ -370,14 +370,20 @@ Timing time_calls(const std::function<void(int, rt::stream_t)>& call, int copies
   return t;
 }
 
-/// A vendor plan candidate's time per call (the search, set-up of a vendor row): the calls over
-/// every copy of x and y (up to 2048) captured once into a graph, one untimed replay, then
-/// replays until at least 3 and 3 ms, the median over the calls. The same measurement as a row's
-/// graph time, less its 15 ms warm-up (the search runs back to back, the clock is up) and its
-/// stream timing.
-double time_candidate(const std::function<void(int, rt::stream_t)>& call, int copies) {
+/// A vendor plan candidate's time per call (the search, set-up of a vendor row): calls over
+/// enough copies of x and y that one replay touches at least 128 MiB (over twice the H100's 50 MB
+/// and the H200's 60 MB L2, so no copy is in L2 when its turn comes; the row itself walks all
+/// copies, >= 256 MiB) captured once into a graph, one untimed replay, then replays until at
+/// least 3 and 1 ms, the median over the calls. The row's graph measurement, less its 15 ms
+/// warm-up (the search runs back to back, the clock is up) and its stream timing: the search of
+/// the first full run (every copy, 3 ms per candidate) took 380 of its 560 s.
+double time_candidate(const std::function<void(int, rt::stream_t)>& call, int copies,
+                      std::size_t copy_bytes) {
   const rt::stream_t s = bench_stream();
-  const int n = std::clamp(copies, 1, 2048);
+  const std::size_t per = std::max<std::size_t>(copy_bytes, 1);
+  const int n = std::clamp(
+      int(std::min<std::size_t>(std::size_t(copies), ((std::size_t(128) << 20) + per - 1) / per)),
+      1, 2048);
   Graph g;
   g.capture(s, [&] {
     for (int r = 0; r < n; ++r) call(r, s);
@@ -389,7 +395,7 @@ double time_candidate(const std::function<void(int, rt::stream_t)>& call, int co
   RT_CHECK(rt::event_create(&b));
   std::vector<double> samples;
   double total = 0;
-  while (samples.size() < 3 || (total < 3.0 && samples.size() < 50)) {
+  while (samples.size() < 3 || (total < 1.0 && samples.size() < 50)) {
     RT_CHECK(rt::event_record(a, s));
     RT_CHECK(graph_launch(g.e, s));
     RT_CHECK(rt::event_record(b, s));
@@ -538,8 +544,9 @@ void vendor_setup(V& conv, const Conv2dProblem& p, DType t, LayoutKind l, RowEpi
     sd.bias = zero_bias(q.k);
     sd.ws = ws.p;
     const int copies = int(d.xs.size());
-    sd.timer = [copies](const std::function<void(int, cudaStream_t)>& call) {
-      return time_candidate(call, copies);
+    const std::size_t copy_bytes = d.x_bytes + d.y_bytes;
+    sd.timer = [copies, copy_bytes](const std::function<void(int, cudaStream_t)>& call) {
+      return time_candidate(call, copies, copy_bytes);
     };
     if (std::string r = conv.search(sd); !r.empty()) throw std::runtime_error(r);
     RT_CHECK(rt::synchronize());
@@ -565,8 +572,24 @@ __global__ void diff_norms(const std::uint16_t* a, const std::uint16_t* b, std::
 /// plan on the same x and weights (bias zero and relu for bias_relu rows). A check that the
 /// vendor row computes the row's convolution (layout, strides, padding), not a speed figure.
 template <class T, class L>
-double rel_err_vs_router(const Conv2dProblem& p, RowEpi epi, const void* x, const void* w,
+double rel_err_vs_router(const Conv2dProblem& p, RowEpi epi, const void* x, const void* w_vendor,
                          const void* yv) {
+  // the vendor reads the weights in the row's layout (KRSC for NHWC), the router OIHW: the same
+  // filter for both
+  std::vector<std::uint16_t> hw(std::size_t(p.w_elems()));
+  RT_CHECK(rt::memcpy_d2h(hw.data(), w_vendor, hw.size() * 2));
+  if (L::kind == LayoutKind::nhwc) {
+    std::vector<std::uint16_t> oihw(hw.size());
+    for (std::int64_t k = 0; k < p.k; ++k)
+      for (std::int64_t c = 0; c < p.c; ++c)
+        for (std::int64_t r = 0; r < p.r; ++r)
+          for (std::int64_t q = 0; q < p.s; ++q)
+            oihw[((k * p.c + c) * p.r + r) * p.s + q] = hw[((k * p.r + r) * p.s + q) * p.c + c];
+    hw.swap(oihw);
+  }
+  DevMem wd(hw.size() * 2);
+  RT_CHECK(rt::memcpy_h2d(wd.p, hw.data(), hw.size() * 2));
+  const void* w = wd.p;
   Conv2dOptions o;
   if (epi == RowEpi::bias_relu) {
     o.has_bias = true;
