@@ -7,7 +7,7 @@
 /// row stride `ld` elements; B tile is 16 rows (n) x 16 k, k contiguous (i.e. B stored K x N
 /// column-major). `ld * 2` bytes must be a multiple of 16 and the tile 16-byte aligned.
 ///
-/// Lane layouts (from ../shared/docs/rdna-facts.md, AMD's Matrix Instruction Calculator and the
+/// Lane layouts (from docs/RDNA_FACTS.md: AMD's Matrix Instruction Calculator and WMMA blog; the
 /// PTX ISA's mma.m16n8k16 fragment figures):
 ///   gfx11 WMMA: A lane l = row l%16, element e = k e (lanes 16-31 replicate 0-15); B likewise
 ///               by column; C element v of lane l = (row 2v + l/16, col l%16).

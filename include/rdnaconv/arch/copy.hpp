@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file copy.hpp Global -> shared-memory copies. sm_80+ has an asynchronous 16-byte copy
 /// (cp.async) that fills shared memory without passing through registers; RDNA3/RDNA4 have no
-/// such instruction for these targets (../shared/docs/rdna-facts.md), so the kernels there stage
+/// such instruction for these targets (docs/RDNA_FACTS.md), so the kernels there stage
 /// the next tile in registers instead. This file is the only place that spells cp.async.
 #pragma once
 
