@@ -7,7 +7,8 @@
 #   --full:  every set of docs/BENCHMARKS.md, every applicable method per layer, end-to-end rows
 # Writes bench.json (and bench.md) into $OUT if set, else into the build directory. Exits
 # non-zero when a prerequisite is missing (and says which, with the command that fixes it),
-# when the build fails (its errors shown), or when any benchmark row errors.
+# when the build fails (its errors shown), or when any benchmark row errors. Without cuDNN it
+# runs and says, before the build and after the table, that the table has no cuDNN column.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=build-gpu
@@ -15,7 +16,7 @@ full=0
 for a in "$@"; do
   case "$a" in
     --full) full=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) b=$a ;;
   esac
 done
@@ -59,6 +60,16 @@ if ! cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDNACONV_BACKEND=c
   echo "bench/run_gpu.sh: configure failed (log above, also $out/configure.log)" >&2
   exit 1
 fi
+# the vendor baseline: CMake links cuDNN when it finds cudnn.h and libcudnn; without it the
+# benchmark runs rdnaconv's rows only and the table has no cuDNN column: say so, before and after
+no_cudnn=""
+if grep -q "cuDNN not found" "$out/configure.log"; then
+  no_cudnn="bench/run_gpu.sh: cuDNN not found (cudnn.h and libcudnn under the CUDA toolkit, /usr/include
+  or /usr/lib/x86_64-linux-gnu, or CMAKE_PREFIX_PATH): the table has NO cuDNN column. Install it
+  (NVIDIA's cuDNN 9 for your CUDA, e.g. apt-get install cudnn9-cuda-13 from NVIDIA's repository)
+  and rerun for the vendor baseline."
+  echo "$no_cudnn" >&2
+fi
 cmake --build "$b" --target rdnaconv_bench
 if [ "$full" = 1 ]; then args=(--set=full --methods=all); else args=(--set=quick); fi
 rc=0
@@ -66,6 +77,7 @@ rc=0
   --benchmark_counters_tabular=true ${BENCH_ARGS:-} > "$out/bench.log" || rc=$?
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | sed 's/^/GPU: /'
 python3 bench/summarize.py "$out/bench.json" --markdown "$out/bench.md"
+[ -z "$no_cudnn" ] || echo "$no_cudnn" >&2
 if [ $rc -ne 0 ]; then
   grep -i "error" "$out/bench.log" | tail -20 >&2 || true
   echo "bench/run_gpu.sh: rdnaconv_bench exited $rc (rows errored: see $out/bench.log)" >&2
