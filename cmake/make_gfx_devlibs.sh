@@ -9,9 +9,14 @@ set -euo pipefail
 out=${1:?out dir}
 mkdir -p "$out"
 cp /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/*.bc "$out/"
+# clang-19's own data layout and triple for amdgcn: a module without them makes every HIP
+# compile warn "Linking two modules of different data layouts" (-Wlinker-warnings)
+target=$(echo | clang-19 -target amdgcn-amd-amdhsa -nogpulib -S -emit-llvm -x c - -o - |
+  grep -E '^target (datalayout|triple) =')
 for a in 1100 1101 1102 1103 1150 1151 1200 1201; do
   v=$(( ${a:0:2} * 1000 + ${a:2:1} * 100 + 16#${a:3:1} ))
-  echo "@__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 $v, align 4" \
+  printf '%s\n%s\n' "$target" \
+    "@__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 $v, align 4" \
     | llvm-as-19 -o "$out/oclc_isa_version_$a.bc"
 done
 echo "$out"
