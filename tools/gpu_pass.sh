@@ -6,7 +6,9 @@
 #                                    residual (rdnaconv_bench --set=residual, JSON under $OUT),
 #                                    python (build the PyTorch extension, pytest python/tests),
 #                                    vae (python/bench_vae.py: the decoders and ResNet-50 against
-#                                    cuDNN; VAE_ARGS), neither in the default
+#                                    cuDNN; VAE_ARGS), layers (python/bench_layers.py: every layer,
+#                                    F.conv2d against the rdnaconv op; LAYERS_ARGS, default
+#                                    --set=quick; JSON and Markdown under $OUT), none in the default
 # Environment: BUILD (default /tmp/rdnaconv-gpu), JOBS (16), FUZZ_COUNT (runs per method, 20000),
 #   FUZZ_SECONDS (time cap, 0 = none), FUZZ_SEED, CTEST_ARGS (extra ctest arguments, e.g. -R Fuzz),
 #   BENCH_ARGS (extra rdnaconv_bench arguments), ARCH (CUDA architecture, default 90a: the
@@ -43,7 +45,7 @@ for s in "${steps[@]}"; do
     examples) targets+=(quickstart nchw_fp16 pick_method) ;;
     check|fuzz|sanitize) targets+=(rdnaconv_check) ;;
     bench|residual) targets+=(rdnaconv_bench) ;;
-    python|vae) ;;
+    python|vae|layers) ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac
 done
@@ -60,7 +62,7 @@ if [ ${#targets[@]} -gt 0 ] && [ $rc -ne 0 ]; then tail -40 "$out/build.log"; pr
 # the PyTorch extension, built ahead of time into python/rdnaconv/ (objects under $b/python)
 py_ext() {
   [ -n "$(ls python/rdnaconv/_C*.so 2> /dev/null)" ] && [ -z "${PY_REBUILD:-}" ] && return 0
-  (cd python && TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}" MAX_JOBS="$jobs" \
+  (cd python && TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0a}" MAX_JOBS="$jobs" \
     python3 setup.py build_ext --inplace --build-temp "$b/python")
 }
 status=0
@@ -90,6 +92,11 @@ for s in "${steps[@]}"; do
       run_step vae vae.log env PYTHONUNBUFFERED=1 PYTHONPATH=python python3 python/bench_vae.py \
         ${VAE_ARGS:-} || status=1
       cat "$out/vae.log" ;;
+    layers)
+      run_step python-build python_build.log py_ext || status=1
+      run_step layers torch_layers.log env PYTHONUNBUFFERED=1 python3 python/bench_layers.py \
+        ${LAYERS_ARGS:---set=quick} --out "$out/torch_layers.json" --markdown "$out/torch_layers.md" ||
+        status=1 ;;
     examples)
       for e in quickstart nchw_fp16 pick_method; do run_step "$e" "example_$e.log" "$b/examples/$e" || status=1; done ;;
   esac
