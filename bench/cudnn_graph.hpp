@@ -7,9 +7,13 @@
 /// rows pointwise nodes after it (conv -> + bias -> (+ z) -> relu, fp32 intermediates, one
 /// graph). Engine configurations come from the heuristics in modes A and B, then the fallback
 /// list; duplicates (same engine, same knobs) are dropped, and so are engines whose numerical
-/// notes say they down-convert the inputs or reduce in reduced precision (not the computation
-/// the rdnaconv row does; PyTorch drops the first kind too). Every configuration whose
-/// execution plan finalizes and whose workspace is at most kWorkspaceCap is run twice on the
+/// notes say they down-convert the inputs, as PyTorch drops them (its Conv_v8.cpp engine filter).
+/// dca0972 and before also dropped engines that reduce in reduced precision, which PyTorch keeps;
+/// on the H100 the one layer where F.conv2d beat this row by more than 15% (ResNet-50's conv1 at
+/// N32, 2.2x) had one engine excluded by notes, which note was not recorded: the label now names
+/// excluded engines, and a row whose engine reduces in reduced precision says so (its
+/// err_vs_router shows what that costs). Every configuration
+/// whose execution plan finalizes and whose workspace is at most kWorkspaceCap is run twice on the
 /// caller's data (must succeed), then timed by the caller's timer (the bench: graph replay over
 /// copies rotating past L2, as the row itself is timed); a candidate whose second eager call
 /// takes over kPruneFactor times the best graph-timed candidate so far, plus kPruneSlack, is not
@@ -153,6 +157,7 @@ class CudnnGraphConv {
     const auto t0 = std::chrono::steady_clock::now();
     auto c = std::make_shared<Choice>();
     c->excluded_notes = excluded_notes_;
+    c->excluded_names = excluded_names_;
     c->excluded_ws = excluded_ws_;
     c->not_finalized = not_finalized_;
     c->limited = limited_;
@@ -251,7 +256,8 @@ class CudnnGraphConv {
     const Choice& c = *choice_;
     return c.label + " [" + std::to_string(c.timed) + " of " + std::to_string(c.candidates) +
            " plans timed, " + std::to_string(c.pruned) + " pruned, " + std::to_string(c.failed) +
-           " failed, " + std::to_string(c.excluded_notes) + " excluded by notes, " +
+           " failed, " + std::to_string(c.excluded_notes) + " excluded by notes" +
+           (c.excluded_names.empty() ? "" : " (" + c.excluded_names + ")") + ", " +
            std::to_string(c.excluded_ws) + " by workspace, " + std::to_string(c.not_finalized) +
            " not finalized" +
            (c.limited ? ", " + std::to_string(c.limited) + " over --vendor-candidates" : "") + "]";
@@ -295,6 +301,7 @@ class CudnnGraphConv {
     std::shared_ptr<const Choice> plain;
     int candidates = 0, timed = 0, pruned = 0, failed = 0;
     int excluded_notes = 0, excluded_ws = 0, not_finalized = 0, limited = 0;
+    std::string excluded_names;  ///< the engines excluded by their notes
     double best_secs = 0, search_secs = 0;
   };
   static std::map<Key, std::shared_ptr<const Choice>>& choices() {
@@ -542,11 +549,15 @@ class CudnnGraphConv {
     std::string name = "eng" + std::to_string(index);
     std::string note_str;
     for (std::int64_t i = 0; i < got; ++i) {
-      if (notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS ||
-          notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION) {
-        if (seen.insert(name + "#excluded").second) ++excluded_notes_;
+      if (notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) {
+        if (seen.insert(name + "#excluded").second) {
+          ++excluded_notes_;
+          excluded_names_ += (excluded_names_.empty() ? "" : ",") + name;
+        }
         return;
       }
+      if (notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION)
+        note_str += " reduced-precision-reduction";
       if (notes[i] == CUDNN_NUMERICAL_NOTE_FFT) note_str += " fft";
       if (notes[i] == CUDNN_NUMERICAL_NOTE_WINOGRAD) note_str += " winograd";
       if (notes[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) note_str += " nondeterministic";
@@ -695,6 +706,7 @@ class CudnnGraphConv {
   std::vector<BackendDesc> keep_;  ///< the graph's tensors and operations, alive while it is
   std::vector<Candidate> cands_;
   int excluded_notes_ = 0, excluded_ws_ = 0, not_finalized_ = 0, limited_ = 0;
+  std::string excluded_names_;
   std::shared_ptr<const Choice> choice_;
   std::unique_ptr<CudnnGraphConv> plain_;  ///< fused rows: the plain graph (fallback)
   using PackKey = std::tuple<const void*, const void*, const void*, const void*, const void*, int>;
