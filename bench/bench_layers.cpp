@@ -4,7 +4,7 @@
 /// device events).
 ///
 ///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue] [--methods=router|all]
-///   [--vendor=on|off] [--vendor-candidates=N]
+///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
 ///   [--e2e=on|off] [--timing=graph|stream]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
@@ -13,7 +13,8 @@
 /// router's weight prepack, excluded from the other rows) or the vendor: cudnn (cuDNN's graph
 /// API with every plan of the heuristics timed, as PyTorch's cudnn.benchmark does: label = the
 /// engine, its knobs and the search's counts; bench/cudnn_graph.hpp; --vendor-candidates=N tries
-/// only the first N plans in the heuristics' order, 0 = all) or miopen, and in --set=full and
+/// only the first N plans in the heuristics' order, 0 = all; --vendor-cache=FILE keeps each
+/// key's choice across processes, bench/vendor_cache.hpp) or miopen, and in --set=full and
 /// --set=residual cudnn-legacy (cudnnFind, the vendor row of the sections before 2026-12-06).
 /// --set=residual: ResNet-50's bottleneck conv3 shapes (1x1, K = 4C,
 /// which the block's residual add follows) with router+res (relu(conv + bias + y) fused, y the
@@ -69,6 +70,7 @@ struct Options {
   bool e2e = true;
   bool graph = true;  ///< --timing=stream: layer rows timed on the stream only (no graph replay)
   int vendor_candidates = 0;  ///< --vendor-candidates=N (0: every plan of the heuristics)
+  std::string vendor_cache;   ///< --vendor-cache=FILE: the vendor's choices across processes
 };
 Options g_opt;
 
@@ -893,6 +895,8 @@ int main(int argc, char** argv) {
       g_opt.graph = true;
     else if (a.rfind("--vendor-candidates=", 0) == 0)
       g_opt.vendor_candidates = std::max(0, std::atoi(a.c_str() + 20));
+    else if (a.rfind("--vendor-cache=", 0) == 0)
+      g_opt.vendor_cache = a.substr(15);
     else
       rest.push_back(argv[i]);
   }
@@ -911,6 +915,13 @@ int main(int argc, char** argv) {
   std::printf("vendor baseline: %s\n", bench::VendorConv::version_line().c_str());
 #if defined(RDNACONV_HAVE_CUDNN)
   bench::CudnnGraphConv::candidate_limit() = g_opt.vendor_candidates;
+  if (!g_opt.vendor_cache.empty()) {
+    bench::vendor_cache() = bench::ChoiceCache(g_opt.vendor_cache);
+    std::printf(
+        "vendor baseline: %zu choices read from %s (searched in earlier processes; new "
+        "searches are appended)\n",
+        bench::vendor_cache().size(), g_opt.vendor_cache.c_str());
+  }
   if (g_opt.vendor_candidates > 0)
     std::printf("vendor baseline: only the first %d plans of the heuristics are tried\n",
                 g_opt.vendor_candidates);

@@ -34,13 +34,16 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
+#include "vendor_cache.hpp"
 #include "vendor_common.hpp"
 
 namespace rdnaconv::bench {
@@ -80,6 +83,8 @@ inline constexpr std::int64_t conv_out = 101, biased = 102, added = 103;  // vir
 class CudnnGraphConv {
  public:
   static constexpr const char* kName = "cudnn";
+  /// The file cache's choice for a fused key that no engine takes.
+  static constexpr const char* kSeparate = "separate";
   /// The largest workspace a candidate may ask for (the rest are counted and skipped).
   static constexpr std::int64_t kWorkspaceCap = std::int64_t(4) << 30;
   /// A candidate whose second eager call takes over this many times the best timed candidate is
@@ -133,6 +138,8 @@ class CudnnGraphConv {
       choice_ = it->second;
       return {};
     }
+    cache_key_ = file_key(t, l, epi);
+    cached_ = vendor_cache().find(cache_key_);
     if (epi != VendorEpilogue::none) {
       // the plain graph first: the fallback when no engine takes the fused one
       plain_ = std::make_unique<CudnnGraphConv>();
@@ -156,65 +163,14 @@ class CudnnGraphConv {
     if (choice_) return {};
     const auto t0 = std::chrono::steady_clock::now();
     auto c = std::make_shared<Choice>();
-    c->excluded_notes = excluded_notes_;
-    c->excluded_names = excluded_names_;
-    c->excluded_ws = excluded_ws_;
-    c->not_finalized = not_finalized_;
-    c->limited = limited_;
-    c->candidates = int(cands_.size());
-    double best = 1e30;
-    int best_i = -1;
-    const int copies = int(d.xs.size());
-    for (int i = 0; i < int(cands_.size()); ++i) {
-      Candidate& cand = cands_[i];
-      // two eager calls: the first must succeed (and pays a runtime-compiled engine's module
-      // load: timing it pruned every fused candidate but the first in the first residual run),
-      // the second says whether timing the plan can matter
-      cudaEvent_t a = nullptr, b = nullptr;
-      cudaEventCreate(&a);
-      cudaEventCreate(&b);
-      const cudaStream_t s0 = stream_hint_;
-      std::string e = execute(cand.plan.get(), epi_, d.xs[0], d.w, d.ys[0], d.bias, d.ws, s0);
-      if (e.empty() && cudaStreamSynchronize(s0) != cudaSuccess) e = "first call failed";
-      cudaEventRecord(a, s0);
-      if (e.empty()) e = execute(cand.plan.get(), epi_, d.xs[0], d.w, d.ys[0], d.bias, d.ws, s0);
-      cudaEventRecord(b, s0);
-      const cudaError_t ce = cudaEventSynchronize(b);
-      float ms = 0;
-      if (ce == cudaSuccess) cudaEventElapsedTime(&ms, a, b);
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
-      if (!e.empty() || ce != cudaSuccess || cudaGetLastError() != cudaSuccess) {
-        ++c->failed;
-        continue;
-      }
-      if (best < 1e29 && ms * 1e-3 > kPruneFactor * best + kPruneSlack) {
-        ++c->pruned;
-        continue;
-      }
-      std::string err;
-      double secs = 0;
-      try {
-        secs = d.timer([&](int k, cudaStream_t s) {
-          void* y = d.ys[k % copies];
-          if (std::string r =
-                  execute(cand.plan.get(), epi_, d.xs[k % copies], d.w, y, d.bias, d.ws, s);
-              !r.empty())
-            err = r;
-        });
-      } catch (const std::exception& x) {
-        err = x.what();
-      }
-      (void)cudaGetLastError();  // a failed capture leaves its error behind
-      if (!err.empty() || !(secs > 0)) {
-        ++c->failed;
-        continue;
-      }
-      ++c->timed;
-      if (secs < best) {
-        best = secs;
-        best_i = i;
-      }
+    auto [best, best_i] = run_candidates(d, *c);
+    c->from_cache = cached_.has_value();
+    if (best_i < 0 && cached_ && *cached_ != kSeparate) {
+      // the choice read from the file did not run here: search as if it were not there
+      cached_.reset();
+      if (graph_) collect_candidates();
+      *c = Choice{};
+      std::tie(best, best_i) = run_candidates(d, *c);
     }
     if (plain_ && best_i < 0) {  // no fused engine ran: the plain graph + separate kernels
       if (std::string e = plain_->search(d); !e.empty()) return "plain graph: " + e;
@@ -233,6 +189,7 @@ class CudnnGraphConv {
       c->label = cands_[best_i].name;
       c->best_secs = best;
     }
+    if (!c->from_cache) (void)vendor_cache().put(cache_key_, c->separate ? kSeparate : c->label);
     c->search_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     c->graph = std::move(graph_);
     c->keep = std::move(keep_);
@@ -254,6 +211,9 @@ class CudnnGraphConv {
   std::string algo_name() const {
     if (!choice_) return "(not searched)";
     const Choice& c = *choice_;
+    if (c.from_cache)
+      return c.label + " [choice read from " + vendor_cache().path() +
+             ", searched in an earlier process on this GPU kind and cuDNN]";
     return c.label + " [" + std::to_string(c.timed) + " of " + std::to_string(c.candidates) +
            " plans timed, " + std::to_string(c.pruned) + " pruned, " + std::to_string(c.failed) +
            " failed, " + std::to_string(c.excluded_notes) + " excluded by notes" +
@@ -298,6 +258,7 @@ class CudnnGraphConv {
     std::int64_t ws = 0;
     std::string label;
     bool separate = false;
+    bool from_cache = false;  ///< the choice was read from the file cache, not searched here
     std::shared_ptr<const Choice> plain;
     int candidates = 0, timed = 0, pruned = 0, failed = 0;
     int excluded_notes = 0, excluded_ws = 0, not_finalized = 0, limited = 0;
@@ -324,6 +285,93 @@ class CudnnGraphConv {
   static cudnnStatus_t set(const BackendDesc& d, cudnnBackendAttributeName_t a,
                            cudnnBackendAttributeType_t t, std::int64_t n, const V* v) {
     return cudnnBackendSetAttribute(d.get(), a, t, n, v);
+  }
+
+  /// Runs every candidate of cands_ on `d` (two eager calls, then the timer unless pruned),
+  /// counting into `c`. The best time and its index (-1: none ran).
+  std::pair<double, int> run_candidates(const SearchData& d, Choice& c) {
+    c.excluded_notes = excluded_notes_;
+    c.excluded_names = excluded_names_;
+    c.excluded_ws = excluded_ws_;
+    c.not_finalized = not_finalized_;
+    c.limited = limited_;
+    c.candidates = int(cands_.size());
+    double best = 1e30;
+    int best_i = -1;
+    const int copies = int(d.xs.size());
+    for (int i = 0; i < int(cands_.size()); ++i) {
+      Candidate& cand = cands_[i];
+      // two eager calls: the first must succeed (and pays a runtime-compiled engine's module
+      // load: timing it pruned every fused candidate but the first in the first residual run),
+      // the second says whether timing the plan can matter
+      cudaEvent_t a = nullptr, b = nullptr;
+      cudaEventCreate(&a);
+      cudaEventCreate(&b);
+      const cudaStream_t s0 = stream_hint_;
+      std::string e = execute(cand.plan.get(), epi_, d.xs[0], d.w, d.ys[0], d.bias, d.ws, s0);
+      if (e.empty() && cudaStreamSynchronize(s0) != cudaSuccess) e = "first call failed";
+      cudaEventRecord(a, s0);
+      if (e.empty()) e = execute(cand.plan.get(), epi_, d.xs[0], d.w, d.ys[0], d.bias, d.ws, s0);
+      cudaEventRecord(b, s0);
+      const cudaError_t ce = cudaEventSynchronize(b);
+      float ms = 0;
+      if (ce == cudaSuccess) cudaEventElapsedTime(&ms, a, b);
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+      if (!e.empty() || ce != cudaSuccess || cudaGetLastError() != cudaSuccess) {
+        ++c.failed;
+        continue;
+      }
+      if (best < 1e29 && ms * 1e-3 > kPruneFactor * best + kPruneSlack) {
+        ++c.pruned;
+        continue;
+      }
+      std::string err;
+      double secs = 0;
+      try {
+        secs = d.timer([&](int k, cudaStream_t s) {
+          void* y = d.ys[k % copies];
+          if (std::string r =
+                  execute(cand.plan.get(), epi_, d.xs[k % copies], d.w, y, d.bias, d.ws, s);
+              !r.empty())
+            err = r;
+        });
+      } catch (const std::exception& x) {
+        err = x.what();
+      }
+      (void)cudaGetLastError();  // a failed capture leaves its error behind
+      if (!err.empty() || !(secs > 0)) {
+        ++c.failed;
+        continue;
+      }
+      ++c.timed;
+      if (secs < best) {
+        best = secs;
+        best_i = i;
+      }
+    }
+    return {best, best_i};
+  }
+
+  /// The file cache's key: cuDNN's version, the GPU, the problem (as the vendor runs it), the
+  /// type, the layout and the epilogue.
+  std::string file_key(DType t, LayoutKind l, VendorEpilogue epi) const {
+    static const std::string gpu = [] {
+      int dev = 0;
+      cudaDeviceProp prop{};
+      if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+        return std::string("unknown-gpu");
+      std::string name = prop.name;
+      for (char& ch : name)
+        if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
+      return name + " sm" + std::to_string(prop.major * 10 + prop.minor);
+    }();
+    const auto i = [](std::int64_t v) { return std::to_string(v); };
+    return "cudnn" + i(std::int64_t(cudnnGetVersion())) + " " + gpu + " n" + i(p_.n) + " c" +
+           i(p_.c) + " h" + i(p_.h) + " w" + i(p_.w) + " k" + i(p_.k) + " r" + i(p_.r) + " s" +
+           i(p_.s) + " str" + i(p_.stride_h) + "," + i(p_.stride_w) + " pad" + i(p_.pad_top) + "," +
+           i(p_.pad_bottom) + "," + i(p_.pad_left) + "," + i(p_.pad_right) + " dil" + i(p_.dil_h) +
+           "," + i(p_.dil_w) + " " + to_string(t) + " " + to_string(l) + " " + to_string(epi);
   }
 
   /// The 4-d strides of a [n][c][h][w] tensor stored in layout l.
@@ -491,6 +539,16 @@ class CudnnGraphConv {
     for (BackendDesc* d : {&x, &w, &y, &conv_out, &bias, &biased, &added, &cd})
       keep_.push_back(std::move(*d));
     for (BackendDesc& o : ops) keep_.push_back(std::move(o));
+    return collect_candidates();
+  }
+
+  /// Every engine configuration of heuristics A, B and fallback whose plan finalizes, into
+  /// cands_ (only the one the file cache names, when it names one: if none of them has that
+  /// name, the cache is stale and every configuration is collected).
+  std::string collect_candidates() {
+    cands_.clear();
+    excluded_notes_ = excluded_ws_ = not_finalized_ = limited_ = skipped_by_cache_ = 0;
+    excluded_names_.clear();
     std::set<std::string> seen;
     for (cudnnBackendHeurMode_t mode :
          {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
@@ -521,6 +579,10 @@ class CudnnGraphConv {
                                    raw.data()) != CUDNN_STATUS_SUCCESS)
         continue;
       for (std::int64_t i = 0; i < got && i < count; ++i) add_candidate(std::move(cfgs[i]), seen);
+    }
+    if (cached_ && *cached_ != kSeparate && cands_.empty()) {  // stale: collect them all
+      cached_.reset();
+      return collect_candidates();
     }
     return {};
   }
@@ -590,6 +652,10 @@ class CudnnGraphConv {
     name += knob_str.empty() ? "" : " knobs{" + knob_str + "}";
     name += note_str;
     if (!seen.insert(name).second) return;  // the same engine and knobs from another mode
+    if (cached_ && *cached_ != name) {      // the file names another choice for this key
+      ++skipped_by_cache_;
+      return;
+    }
     Candidate cand;
     cand.name = name;
     cand.plan = BackendDesc(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
@@ -706,6 +772,9 @@ class CudnnGraphConv {
   std::vector<BackendDesc> keep_;  ///< the graph's tensors and operations, alive while it is
   std::vector<Candidate> cands_;
   int excluded_notes_ = 0, excluded_ws_ = 0, not_finalized_ = 0, limited_ = 0;
+  int skipped_by_cache_ = 0;
+  std::string cache_key_;              ///< this key in the file cache
+  std::optional<std::string> cached_;  ///< the choice the file cache names for it
   std::string excluded_names_;
   std::shared_ptr<const Choice> choice_;
   std::unique_ptr<CudnnGraphConv> plain_;  ///< fused rows: the plain graph (fallback)
