@@ -42,6 +42,17 @@ inline const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t a) {
   }
 }
 
+/// The process's one cuDNN handle (both cuDNN rows), as an application keeps it; null if
+/// cudnnCreate failed.
+inline cudnnHandle_t cudnn_handle() {
+  static cudnnHandle_t h = [] {
+    cudnnHandle_t x = nullptr;
+    if (cudnnCreate(&x) != CUDNN_STATUS_SUCCESS) x = nullptr;
+    return x;
+  }();
+  return h;
+}
+
 class CudnnConv {
  public:
   CudnnConv() = default;
@@ -163,15 +174,7 @@ class CudnnConv {
   }
 
  private:
-  /// One handle per process, as an application keeps it.
-  static cudnnHandle_t handle() {
-    static cudnnHandle_t h = [] {
-      cudnnHandle_t x = nullptr;
-      if (cudnnCreate(&x) != CUDNN_STATUS_SUCCESS) x = nullptr;
-      return x;
-    }();
-    return h;
-  }
+  static cudnnHandle_t handle() { return cudnn_handle(); }
   bool ok(cudnnStatus_t s) {
     if (s == CUDNN_STATUS_SUCCESS) return true;
     err_ = cudnnGetErrorString(s);

@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "cudnn_baseline.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
 #include "vendor_cache.hpp"
@@ -269,15 +270,7 @@ class CudnnGraphConv {
     static std::map<Key, std::shared_ptr<const Choice>> m;
     return m;
   }
-  /// One handle per process, as an application keeps it.
-  static cudnnHandle_t handle() {
-    static cudnnHandle_t h = [] {
-      cudnnHandle_t x = nullptr;
-      if (cudnnCreate(&x) != CUDNN_STATUS_SUCCESS) x = nullptr;
-      return x;
-    }();
-    return h;
-  }
+  static cudnnHandle_t handle() { return cudnn_handle(); }
   static std::string err(const char* what, cudnnStatus_t s) {
     return std::string(what) + ": " + cudnnGetErrorString(s);
   }
