@@ -510,7 +510,7 @@ inline const char* vendor_name() {
 }
 
 #if defined(RDNACONV_HAVE_VENDOR)
-/// The graph API adapter's epilogue for a row's.
+/// True for an adapter whose setup() takes the fused epilogue (cuDNN's graph API).
 template <class V>
 constexpr bool kFusesGraph = requires(V v, Conv2dProblem p) {
   v.setup(p, DType::f16, LayoutKind::nhwc, bench::VendorEpilogue::none);

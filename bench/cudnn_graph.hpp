@@ -132,6 +132,8 @@ class CudnnGraphConv {
     dt_ = t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
     l_ = l;
     epi_ = epi;
+    if (epi != VendorEpilogue::none && !sep_y_)
+      if (std::string e = make_separate_descriptors(); !e.empty()) return e;
     key_ =
         Key{p_.n,        p_.c,       p_.h,        p_.w,     p_.k,     p_.r,   p_.s,   p_.stride_h,
             p_.stride_w, p_.pad_top, p_.pad_left, p_.dil_h, p_.dil_w, int(t), int(l), int(epi)};
@@ -715,33 +717,35 @@ class CudnnGraphConv {
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  /// The descriptors of separate_epilogue (setup() of a fused row makes them, so that a row
+  /// whose choice was found in the process's cache has them too). An empty string or the error.
+  std::string make_separate_descriptors() {
+    const cudnnTensorFormat_t fmt = l_ == LayoutKind::nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    if (cudnnCreateTensorDescriptor(&sep_y_) != CUDNN_STATUS_SUCCESS ||
+        cudnnCreateTensorDescriptor(&sep_b_) != CUDNN_STATUS_SUCCESS ||
+        cudnnCreateActivationDescriptor(&sep_a_) != CUDNN_STATUS_SUCCESS ||
+        cudnnSetTensor4dDescriptor(sep_y_, fmt, dt_, int(p_.n), int(p_.k), int(p_.p()),
+                                   int(p_.q())) != CUDNN_STATUS_SUCCESS ||
+        cudnnSetTensor4dDescriptor(sep_b_, fmt, dt_, 1, int(p_.k), 1, 1) != CUDNN_STATUS_SUCCESS ||
+        cudnnSetActivationDescriptor(sep_a_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0) !=
+            CUDNN_STATUS_SUCCESS)
+      return "separate epilogue descriptors failed";
+    return {};
+  }
+
   /// The fused epilogue as cuDNN's separate kernels, in place on y (the plain conv's output):
-  /// y += bias (broadcast), y += y (the residual z = y, as the fused graph reads it), y = relu(y).
+  /// y += bias (broadcast); for the residual, y += y: the conv has overwritten z = y, so this add
+  /// stands in for adding a separate shortcut at the same cost (y read twice, written once), not
+  /// with the fused graph's value; y = relu(y).
   std::string separate_epilogue(void* y, const void* bias, cudaStream_t stream) const {
-    if (!sep_y_) {
-      auto& self = const_cast<CudnnGraphConv&>(*this);
-      const cudnnTensorFormat_t fmt =
-          l_ == LayoutKind::nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
-      if (cudnnCreateTensorDescriptor(&self.sep_y_) != CUDNN_STATUS_SUCCESS ||
-          cudnnCreateTensorDescriptor(&self.sep_b_) != CUDNN_STATUS_SUCCESS ||
-          cudnnCreateActivationDescriptor(&self.sep_a_) != CUDNN_STATUS_SUCCESS ||
-          cudnnSetTensor4dDescriptor(sep_y_, fmt, dt_, int(p_.n), int(p_.k), int(p_.p()),
-                                     int(p_.q())) != CUDNN_STATUS_SUCCESS ||
-          cudnnSetTensor4dDescriptor(sep_b_, fmt, dt_, 1, int(p_.k), 1, 1) !=
-              CUDNN_STATUS_SUCCESS ||
-          cudnnSetActivationDescriptor(sep_a_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN,
-                                       0.0) != CUDNN_STATUS_SUCCESS)
-        return "separate epilogue descriptors failed";
-    }
-    const float one = 1.f, zero = 0.f, two = 2.f;
+    if (!sep_y_ || !sep_b_ || !sep_a_) return "separate epilogue: no descriptors";
+    const float one = 1.f, zero = 0.f;
     cudnnStatus_t st = cudnnSetStream(h_, stream);
     if (st == CUDNN_STATUS_SUCCESS) st = cudnnAddTensor(h_, &one, sep_b_, bias, &one, sep_y_, y);
     if (st == CUDNN_STATUS_SUCCESS && epi_ == VendorEpilogue::bias_add_relu)
-      // z = y: y + z = 2 y, one read and one write of y, as a separate add kernel would cost
       st = cudnnAddTensor(h_, &one, sep_y_, y, &one, sep_y_, y);
     if (st == CUDNN_STATUS_SUCCESS)
       st = cudnnActivationForward(h_, sep_a_, &one, sep_y_, y, &zero, sep_y_, y);
-    (void)two;
     return st == CUDNN_STATUS_SUCCESS ? std::string() : err("separate epilogue", st);
   }
 #pragma GCC diagnostic pop
