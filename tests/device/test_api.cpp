@@ -139,7 +139,7 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
             StatusCode::bad_alias);  // the workspace is y
   Plan<fp16_t, NHWC> plan;
   EXPECT_EQ(plan.run(x, buf.p, nullptr, y.p, nullptr, 0).code(),
-            StatusCode::invalid_size);  // not created
+            StatusCode::plan_not_created);  // not created (BadInput.PlanNeverCreated: the message)
   ASSERT_TRUE((Plan<fp16_t, NHWC>::create(plan, good).ok()));
   EXPECT_EQ(plan.run(x, static_cast<char*>(buf.p) + 2, nullptr, y.p, nullptr, 0).code(),
             StatusCode::misaligned);
