@@ -94,6 +94,11 @@ class CudnnGraphConv {
   /// ... plus this many seconds: one eager call also carries the host's launch cost (tens of µs
   /// in this virtual machine), which the graph-timed best does not.
   static constexpr double kPruneSlack = 200e-6;
+  /// The final rounds (final_rounds()): candidates within this fraction of the best, at most
+  /// kFinalists of them, kFinalRounds timer calls each, interleaved.
+  static constexpr double kFinalistMargin = 0.10;
+  static constexpr int kFinalists = 4;
+  static constexpr int kFinalRounds = 3;
   /// At most this many candidates are tried per key, in the heuristics' order (0: all).
   static int& candidate_limit() {
     static int n = 0;
@@ -223,6 +228,9 @@ class CudnnGraphConv {
            (c.excluded_names.empty() ? "" : " (" + c.excluded_names + ")") + ", " +
            std::to_string(c.excluded_ws) + " by workspace, " + std::to_string(c.not_finalized) +
            " not finalized" +
+           (c.finalists > 1 ? ", " + std::to_string(c.finalists) + " finalists in " +
+                                  std::to_string(kFinalRounds) + " rounds"
+                            : "") +
            (c.limited ? ", " + std::to_string(c.limited) + " over --vendor-candidates" : "") + "]";
   }
   int candidates() const { return choice_ ? choice_->candidates : int(cands_.size()); }
@@ -254,6 +262,7 @@ class CudnnGraphConv {
     BackendDesc cfg, plan;
     std::int64_t ws = 0;
     std::string name;
+    double secs = 0;  ///< its graph-replayed time in the search (0: not timed)
   };
   struct Choice {
     BackendDesc graph, cfg, plan;
@@ -263,7 +272,7 @@ class CudnnGraphConv {
     bool separate = false;
     bool from_cache = false;  ///< the choice was read from the file cache, not searched here
     std::shared_ptr<const Choice> plain;
-    int candidates = 0, timed = 0, pruned = 0, failed = 0;
+    int candidates = 0, timed = 0, pruned = 0, failed = 0, finalists = 0;
     int excluded_notes = 0, excluded_ws = 0, not_finalized = 0, limited = 0;
     std::string excluded_names;  ///< the engines excluded by their notes
     double best_secs = 0, search_secs = 0;
@@ -340,12 +349,65 @@ class CudnnGraphConv {
         continue;
       }
       ++c.timed;
+      cand.secs = secs;
       if (secs < best) {
         best = secs;
         best_i = i;
       }
     }
+    if (best_i >= 0) best_i = final_rounds(d, best_i, c);
+    if (best_i >= 0) best = cands_[best_i].secs;
     return {best, best_i};
+  }
+
+  /// The candidates timed within kFinalistMargin of the best (at most kFinalists, the fastest
+  /// first) timed again, kFinalRounds rounds of one timer call each in turn, and the one with
+  /// the lowest median kept: one timer call per candidate in a single pass picked plans 4-17%
+  /// slower than the legacy row's on the big VAE layers of the H100 run at dde547f (clock and
+  /// power drift over a long search; docs/BENCHMARKS.md, 2026-12-06). Returns the winner's
+  /// index; each candidate's `secs` becomes its median.
+  int final_rounds(const SearchData& d, int best_i, Choice& c) {
+    std::vector<int> fin;
+    for (int i = 0; i < int(cands_.size()); ++i)
+      if (cands_[i].secs > 0 && cands_[i].secs <= cands_[best_i].secs * (1 + kFinalistMargin))
+        fin.push_back(i);
+    std::sort(fin.begin(), fin.end(), [&](int a, int b) { return cands_[a].secs < cands_[b].secs; });
+    if (fin.size() > std::size_t(kFinalists)) fin.resize(std::size_t(kFinalists));
+    c.finalists = int(fin.size());
+    if (fin.size() < 2) return best_i;
+    const int copies = int(d.xs.size());
+    std::vector<std::vector<double>> t(fin.size());
+    for (int r = 0; r < kFinalRounds; ++r)
+      for (std::size_t f = 0; f < fin.size(); ++f) {
+        Candidate& cand = cands_[fin[f]];
+        std::string err;
+        double secs = 0;
+        try {
+          secs = d.timer([&](int k, cudaStream_t s) {
+            if (std::string e = execute(cand.plan.get(), epi_, d.xs[k % copies], d.w,
+                                        d.ys[k % copies], d.bias, d.ws, s);
+                !e.empty())
+              err = e;
+          });
+        } catch (const std::exception& x) {
+          err = x.what();
+        }
+        (void)cudaGetLastError();
+        if (err.empty() && secs > 0) t[f].push_back(secs);
+      }
+    int win = best_i;
+    double win_secs = 1e30;
+    for (std::size_t f = 0; f < fin.size(); ++f) {
+      if (t[f].size() != std::size_t(kFinalRounds)) continue;  // a finalist that failed a round
+      std::sort(t[f].begin(), t[f].end());
+      const double med = t[f][t[f].size() / 2];
+      cands_[fin[f]].secs = med;
+      if (med < win_secs) {
+        win_secs = med;
+        win = fin[f];
+      }
+    }
+    return win;
   }
 
   /// The file cache's key: cuDNN's version, the GPU, the problem (as the vendor runs it), the
