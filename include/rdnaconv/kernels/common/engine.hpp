@@ -324,29 +324,41 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
   engine::mainloop<Cfg, Atom>(a, b, pr.k_total / Cfg.block_k, smem, acc, wm, wn, lane,
                               engine::NoHook{});
 
-  // Epilogue straight from the accumulators, through the atom's C map.
+  // Epilogue straight from the accumulators, through the atom's C map; `value(out, ko, acc)` is
+  // the epilogue of one output. Two copies of the loop: the common case (no residual, a clamp
+  // activation) and the general one, chosen once per launch.
   const std::int64_t pq = std::int64_t(pr.p) * pr.q;
   const std::int64_t out_base = batch * pr.out_batch_stride;
+  const auto store_tile = [&](const auto& value) {
 #pragma unroll
-  for (int i = 0; i < AM; ++i) {
+    for (int i = 0; i < AM; ++i) {
 #pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      const std::int64_t m = m_block + wm * Cfg.warp_m() + i * 16 + Atom::c_row(lane, v);
-      if (m >= pr.m) continue;
-      std::int64_t img = 0, rem = 0;
-      if constexpr (OutL == LayoutKind::nchw) {
-        img = m / pq;
-        rem = m - img * pq;
-      }
+      for (int v = 0; v < 8; ++v) {
+        const std::int64_t m = m_block + wm * Cfg.warp_m() + i * 16 + Atom::c_row(lane, v);
+        if (m >= pr.m) continue;
+        std::int64_t img = 0, rem = 0;
+        if constexpr (OutL == LayoutKind::nchw) {
+          img = m / pq;
+          rem = m - img * pq;
+        }
 #pragma unroll
-      for (int j = 0; j < AN; ++j) {
-        const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
-        if (ko >= pr.k) continue;
-        const std::int64_t out =
-            OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
-        epilogue_store(pr.epi, out, ko, acc[i][j][v]);
+        for (int j = 0; j < AN; ++j) {
+          const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
+          if (ko >= pr.k) continue;
+          const std::int64_t out =
+              OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
+          store_out(pr.epi.y, pr.epi.out_type, out, value(out, ko, acc[i][j][v]));
+        }
       }
     }
+  };
+  if (epilogue_is_clamp(pr.epi)) {
+    const ClampEpilogue f(pr.epi);
+    store_tile([&](std::int64_t, int ko, float x) {
+      return f(load_bias(pr.epi.bias, pr.epi.bias_type, ko), x);
+    });
+  } else {
+    store_tile([&](std::int64_t out, int ko, float x) { return epilogue_value(pr.epi, out, ko, x); });
   }
 }
 
