@@ -371,7 +371,8 @@ class CudnnGraphConv {
     for (int i = 0; i < int(cands_.size()); ++i)
       if (cands_[i].secs > 0 && cands_[i].secs <= cands_[best_i].secs * (1 + kFinalistMargin))
         fin.push_back(i);
-    std::sort(fin.begin(), fin.end(), [&](int a, int b) { return cands_[a].secs < cands_[b].secs; });
+    std::sort(fin.begin(), fin.end(),
+              [&](int a, int b) { return cands_[a].secs < cands_[b].secs; });
     if (fin.size() > std::size_t(kFinalists)) fin.resize(std::size_t(kFinalists));
     c.finalists = int(fin.size());
     if (fin.size() < 2) return best_i;

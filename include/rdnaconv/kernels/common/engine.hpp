@@ -358,7 +358,8 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
       return f(load_bias(pr.epi.bias, pr.epi.bias_type, ko), x);
     });
   } else {
-    store_tile([&](std::int64_t out, int ko, float x) { return epilogue_value(pr.epi, out, ko, x); });
+    store_tile(
+        [&](std::int64_t out, int ko, float x) { return epilogue_value(pr.epi, out, ko, x); });
   }
 }
 
