@@ -29,6 +29,19 @@ constexpr ArchClass tile_family(AtomKind atom, ArchClass device) {
   return ArchClass::generic;
 }
 
+/// The parts of a split reduction of `steps` block_k steps asked to be split in `want`: each part
+/// `steps` steps long but the last, none empty (fewer parts than asked when the reduction is
+/// short: 10 steps in 4 give 4 parts of 3, 3, 3, 1; 10 in 6 give 5 of 2).
+struct SplitK {
+  int parts;
+  int steps;
+};
+constexpr SplitK split_k_parts(std::int64_t steps, int want) {
+  if (want <= 1 || steps <= 1) return {1, int(steps)};
+  const std::int64_t per = (steps + want - 1) / want;
+  return {int((steps + per - 1) / per), int(per)};
+}
+
 struct PlanDesc {
   Conv2dProblem problem;
   DType dtype = DType::f16;
@@ -44,6 +57,12 @@ struct PlanDesc {
   std::string reason;  ///< why this method: forced, or the router's rule (and any fallback)
   std::size_t workspace_bytes = 0;
   std::size_t packed_weight_bytes = 0;
+  /// Split-K (Conv2dOptions::split_k): the reduction's parts (1: none), the block_k steps of
+  /// each (0: none; the last part may have fewer), and where the fp32 partial sums start in the
+  /// workspace (after the family's own part, 256-byte aligned).
+  int split_k = 1;
+  int split_steps = 0;
+  std::size_t split_offset = 0;
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
 };
 
@@ -101,6 +120,22 @@ struct PlanDesc {
                                           std::to_string(p.k) + " filters)"};
   d.workspace_bytes = mi->workspace_bytes(p, layout, d.tiles);
   d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
+  if (o.split_k >= 2) {
+    const std::int64_t steps = mi->k_steps(p, d.tiles);
+    if (steps == 0)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: Conv2dOptions::split_k=") + std::to_string(o.split_k) +
+                  " needs a direct engine method (general, gemm1x1 or a 3x3 family); the plan's "
+                  "method is " +
+                  to_string(d.method)};
+    const SplitK sk = split_k_parts(steps, o.split_k);
+    if (sk.parts > 1) {
+      d.split_k = sk.parts;
+      d.split_steps = sk.steps;
+      d.split_offset = std::size_t(kernels::round_up(std::int64_t(d.workspace_bytes), 256));
+      d.workspace_bytes = d.split_offset + std::size_t(sk.parts) * std::size_t(p.y_elems()) * 4;
+    }
+  }
   out = d;
   return Status::success();
 }
@@ -119,7 +154,8 @@ inline Status not_created(const char* call) {
 /// The kernels a plan launches, in order (its family's kernel_names), for describe().
 inline std::string plan_kernels(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
-  return mi ? mi->kernel_names(d.layout) : "?";
+  if (!mi) return "?";
+  return mi->kernel_names(d.layout) + (d.split_k > 1 ? ", splitk_reduce" : "");
 }
 
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
@@ -131,6 +167,9 @@ inline std::string describe_plan(const PlanDesc& d) {
   s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
   s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) +
        " out=" + to_string(d.out_type());
+  if (d.split_k > 1)
+    s += " split_k=" + std::to_string(d.split_k) + " (" + std::to_string(d.split_steps) +
+         " steps each, fp32 partials in the workspace; not device-tested)";
   s += " workspace=" + std::to_string(d.workspace_bytes) +
        "B packed=" + std::to_string(d.packed_weight_bytes) + "B";
   s += " problem: " + detail::describe(d.problem);

@@ -38,6 +38,12 @@ struct ConvGemmParams : ConvDims {
   bool vec_x;  ///< A vectors may be read as aligned 16-byte loads (layout, C % 8, alignment)
   // Batched GEMM (Winograd): blockIdx.y selects the batch.
   std::int64_t a_batch_stride, b_batch_stride, out_batch_stride;
+  // Split-K (direct families): blockIdx.z = s runs reduction steps [s * split_steps,
+  // (s + 1) * split_steps) and writes its partial sums to the output index + s * split_stride
+  // (fp32 slices in the workspace; splitk_reduce adds them and applies the epilogue).
+  // split_steps = 0: no split, one grid layer over every step.
+  int split_steps;
+  std::int64_t split_stride;
 };
 
 /// The engine's parameter block of a direct convolution with packed reduction layout `l`

@@ -321,14 +321,23 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
 #pragma unroll
       for (int v = 0; v < 8; ++v) acc[i][j][v] = 0.f;
 
-  engine::mainloop<Cfg, Atom>(a, b, pr.k_total / Cfg.block_k, smem, acc, wm, wn, lane,
-                              engine::NoHook{});
+  // Split-K: this grid layer's share of the reduction steps (the last may be shorter).
+  int nsteps = pr.k_total / Cfg.block_k;
+  std::int64_t split_base = 0;
+  if (pr.split_steps > 0) {
+    const int s0 = int(blockIdx.z) * pr.split_steps;
+    nsteps = nsteps - s0 < pr.split_steps ? nsteps - s0 : pr.split_steps;
+    a.skip(s0);
+    b.skip(s0);
+    split_base = std::int64_t(blockIdx.z) * pr.split_stride;
+  }
+  engine::mainloop<Cfg, Atom>(a, b, nsteps, smem, acc, wm, wn, lane, engine::NoHook{});
 
   // Epilogue straight from the accumulators, through the atom's C map; `value(out, ko, acc)` is
   // the epilogue of one output. Two copies of the loop: the common case (no residual, a clamp
   // activation) and the general one, chosen once per launch.
   const std::int64_t pq = std::int64_t(pr.p) * pr.q;
-  const std::int64_t out_base = batch * pr.out_batch_stride;
+  const std::int64_t out_base = batch * pr.out_batch_stride + split_base;
   const auto store_tile = [&](const auto& value) {
 #pragma unroll
     for (int i = 0; i < AM; ++i) {
@@ -345,8 +354,9 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
         for (int j = 0; j < AN; ++j) {
           const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
           if (ko >= pr.k) continue;
-          const std::int64_t out =
-              OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
+          const std::int64_t out = OutL == LayoutKind::nhwc
+                                       ? out_base + m * pr.k + ko
+                                       : out_base + (img * pr.k + ko) * pq + rem;
           store_out(pr.epi.y, pr.epi.out_type, out, value(out, ko, acc[i][j][v]));
         }
       }
@@ -371,6 +381,8 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
   pr.n_blocks = int(ceil_div(pr.k, Cfg.block_n));
   const std::int64_t blocks = mb * pr.n_blocks;
   if (blocks > INT_MAX) return rt::invalid_value;  // plan creation rejects such problems first
+  const int total_steps = pr.k_total / Cfg.block_k;
+  const int splits = pr.split_steps > 0 ? int(ceil_div(total_steps, pr.split_steps)) : 1;
   detail::note_launch([&] {
     return "conv_gemm<" + AIterTag::name() + ">" +
            (batches > 1 ? " x" + std::to_string(batches) + " batches" : "");
@@ -383,7 +395,33 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
     if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success)
       return e;
   }
-  kernel<<<dim3(unsigned(blocks), unsigned(batches)), Cfg.threads(), Cfg.lds_bytes(), stream>>>(pr);
+  kernel<<<dim3(unsigned(blocks), unsigned(batches), unsigned(splits)), Cfg.threads(),
+           Cfg.lds_bytes(), stream>>>(pr);
+  return rt::get_last_error();
+}
+
+/// Split-K's second kernel: y[i] = epilogue(sum over s of part[s * stride + i]) for every output
+/// index i of the layout, the slices added in order s = 0, 1, ... (deterministic); k is i's
+/// filter (NHWC: i % K; NCHW: (i / PQ) % K). Template only for vague linkage.
+template <int = 0>
+__global__ void splitk_reduce(const float* __restrict__ part, int splits, std::int64_t stride,
+                              EpilogueParams epi, int k, std::int64_t pq, bool nhwc) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < stride;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    float acc = 0.f;
+    for (int s = 0; s < splits; ++s) acc += part[s * stride + i];
+    const std::int64_t ko = nhwc ? i % k : (i / pq) % k;
+    store_out(epi.y, epi.out_type, i, epilogue_value(epi, i, ko, acc));
+  }
+}
+
+inline rt::error_t launch_splitk_reduce(const float* part, int splits, std::int64_t stride,
+                                        const EpilogueParams& epi, int k, std::int64_t pq,
+                                        LayoutKind out_layout, rt::stream_t stream) {
+  detail::note_launch([] { return std::string("splitk_reduce"); });
+  const std::int64_t blocks = (stride + 255) / 256;
+  splitk_reduce<><<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
+      part, splits, stride, epi, k, pq, out_layout == LayoutKind::nhwc);
   return rt::get_last_error();
 }
 

@@ -86,6 +86,7 @@ struct DenseIter : VectorMap<Tiles, Rows, true> {
   const std::uint16_t* row_ptr[IT];  // this thread's vector i at step 0 (row 0's past the end)
   bool row_ok[IT];                   // its row exists
   int kofs = 0;
+  int kskip = 0;  // reduction columns skipped before step 0 (split-K)
   RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left,
                             int tid_)
       : Map{tid_} {
@@ -96,7 +97,9 @@ struct DenseIter : VectorMap<Tiles, Rows, true> {
       row_ptr[i] = first_row + (row_ok[i] ? r * ld : 0) + this->kv(i) * 8;
     }
   }
-  RDNACONV_DEVICE void step(int ks) { kofs = ks * Map::C.block_k; }
+  RDNACONV_DEVICE void step(int ks) { kofs = kskip + ks * Map::C.block_k; }
+  /// Starts the reduction `n` steps in (split-K): the next step(0) reads step n.
+  RDNACONV_DEVICE void skip(int n) { kskip = n * Map::C.block_k; }
   RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src, bool& live) const {
     src = row_ptr[i] + kofs;
     live = row_ok[i];
@@ -149,6 +152,11 @@ struct GeneralIterTag {
         v_rs[i] = k0 / p.c_pad;
         v_ci[i] = k0 - v_rs[i] * p.c_pad;
       }
+    }
+    /// Starts the reduction `n` steps in (split-K): the state of step n, as n steps in order
+    /// leave it; the next step(0) keeps it.
+    RDNACONV_DEVICE void skip(int n) {
+      for (int s = 0; s < n; ++s) step(1);
     }
     /// Steps come in order: the (tap, channel) of each vector advances by block_k.
     RDNACONV_DEVICE void step(int ks) {
@@ -253,6 +261,11 @@ struct TapIterTag {
           pix[i] = (o[i].img * pr.c_pad * hw) + sp * BK;
         if constexpr (IL != InLayout::nchw) ptr[i] = pr.x + pix[i] + this->kv(i) * 8;  // channel 0
       }
+    }
+    /// Starts the reduction `n` steps in (split-K): the state of step n, as n steps in order
+    /// leave it; the next step(0) keeps it.
+    RDNACONV_DEVICE void skip(int n) {
+      for (int s = 0; s < n; ++s) step(1);
     }
     /// Steps come in order 0, 1, 2, ... (both pipelines): advance by counters, no division.
     RDNACONV_DEVICE void step(int ks) {
