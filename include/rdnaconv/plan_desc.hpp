@@ -130,6 +130,7 @@ struct PlanDesc {
                   to_string(d.method)};
     const SplitK sk = split_k_parts(steps, o.split_k);
     if (sk.parts > 1) {
+      d.tile = mi->tile_kind;  // the split kernel is built for the family's main tile only
       d.split_k = sk.parts;
       d.split_steps = sk.steps;
       d.split_offset = std::size_t(kernels::round_up(std::int64_t(d.workspace_bytes), 256));
@@ -155,7 +156,13 @@ inline Status not_created(const char* call) {
 inline std::string plan_kernels(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
   if (!mi) return "?";
-  return mi->kernel_names(d.layout) + (d.split_k > 1 ? ", splitk_reduce" : "");
+  std::string k = mi->kernel_names(d.layout);
+  if (d.split_k > 1) {  // the split-K engine kernel in place of the plain one, then the reduction
+    const std::size_t at = k.find("conv_gemm<");
+    if (at != std::string::npos) k.replace(at, 10, "conv_gemm_splitk<");
+    k += ", splitk_reduce";
+  }
+  return k;
 }
 
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.

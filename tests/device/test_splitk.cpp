@@ -106,8 +106,11 @@ void run_case(const SplitCase& c, int split) {
   const auto* y16 = reinterpret_cast<const std::uint16_t*>(got.data());
   for (std::size_t i = 0; i < h.size(); ++i)
     ASSERT_EQ(std::uint32_t(y16[i]), h[i]) << "output " << i << ": " << what;
+  // what ran is what describe() names (the split-K engine kernel, then the reduction)
+  std::string ran;
+  for (const std::string& k : log.kernels) ran += (ran.empty() ? "" : ", ") + k;
+  EXPECT_EQ(ran, plan_kernels(plan.desc())) << what;
   if (split >= 2) {
-    // the family's kernels (the channel-blocked one repacks x first), then the reduction
     ASSERT_FALSE(log.kernels.empty()) << what;
     EXPECT_EQ(log.kernels.back(), "splitk_reduce") << what;
     EXPECT_EQ(std::count(log.kernels.begin(), log.kernels.end(), "splitk_reduce"), 1) << what;

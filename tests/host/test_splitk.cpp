@@ -105,6 +105,20 @@ TEST(SplitK, ForcedOnTheDirectFamilies) {
   EXPECT_EQ(c.split_offset, std::size_t((unsplit.workspace_bytes + 255) / 256 * 256));
 }
 
+TEST(SplitK, RunsOnTheFamilysMainTile) {
+  // K = 24 fits the thin tile, which the unsplit plan takes; the split kernel exists for the
+  // family's main tile only, and the plan says which it runs
+  const Conv2dProblem p = make_problem(1, 256, 14, 14, 24, 1, 1);
+  Conv2dOptions o;
+  o.method = Method::gemm1x1;
+  EXPECT_EQ(plan_or_fail(p, o).tile, kernels::TileKind::thin);
+  o.split_k = 4;
+  const PlanDesc d = plan_or_fail(p, o);
+  EXPECT_EQ(d.split_k, 4);
+  EXPECT_EQ(d.tile, kernels::TileKind::gemm1x1);
+  EXPECT_NE(plan_kernels(d).find("conv_gemm_splitk<"), std::string::npos) << plan_kernels(d);
+}
+
 TEST(SplitK, ShortReductionGivesFewerParts) {
   // C = 32, 1x1: one step of 32, nothing to split
   Conv2dOptions o;

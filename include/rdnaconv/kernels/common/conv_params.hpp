@@ -38,10 +38,14 @@ struct ConvGemmParams : ConvDims {
   bool vec_x;  ///< A vectors may be read as aligned 16-byte loads (layout, C % 8, alignment)
   // Batched GEMM (Winograd): blockIdx.y selects the batch.
   std::int64_t a_batch_stride, b_batch_stride, out_batch_stride;
-  // Split-K (direct families): blockIdx.z = s runs reduction steps [s * split_steps,
-  // (s + 1) * split_steps) and writes its partial sums to the output index + s * split_stride
-  // (fp32 slices in the workspace; splitk_reduce adds them and applies the epilogue).
-  // split_steps = 0: no split, one grid layer over every step.
+};
+
+/// The split-K engine kernel's parameters (conv_gemm_splitk; the plain kernel keeps its own
+/// block): grid layer blockIdx.z = s runs reduction steps [s * split_steps, (s + 1) *
+/// split_steps) (the last layer fewer) and writes its fp32 partial sums, through epi (f32, no
+/// bias, no activation, no residual), at the output index + s * split_stride; splitk_reduce adds
+/// the slices and applies the real epilogue.
+struct SplitGemmParams : ConvGemmParams {
   int split_steps;
   std::int64_t split_stride;
 };

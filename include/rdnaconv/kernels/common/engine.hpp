@@ -288,9 +288,11 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
 #else
 #define RDNACONV_ENGINE_BOUNDS(c) __launch_bounds__(c.threads())
 #endif
-template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
-__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
-    conv_gemm(const RDNACONV_GRID_CONSTANT ConvGemmParams pr) {
+/// One block of the engine kernel: conv_gemm (kSplit false, P = ConvGemmParams) and
+/// conv_gemm_splitk (kSplit true, P = SplitGemmParams: this grid layer's share of the reduction
+/// steps, partial sums at the output index + the layer's slice offset) share it.
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL, bool kSplit, class P>
+RDNACONV_DEVICE RDNACONV_FORCEINLINE void conv_gemm_block(const P& pr) {
   constexpr TileConfig Cfg = Tiles::cfg;
   using Atom = arch::atom_t<AK, T>;
   using AIter = typename AIterTag::template iter<Tiles>;
@@ -321,10 +323,9 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
 #pragma unroll
       for (int v = 0; v < 8; ++v) acc[i][j][v] = 0.f;
 
-  // Split-K: this grid layer's share of the reduction steps (the last may be shorter).
   int nsteps = pr.k_total / Cfg.block_k;
   std::int64_t split_base = 0;
-  if (pr.split_steps > 0) {
+  if constexpr (kSplit) {  // this grid layer's share of the steps (the last may be shorter)
     const int s0 = int(blockIdx.z) * pr.split_steps;
     nsteps = nsteps - s0 < pr.split_steps ? nsteps - s0 : pr.split_steps;
     a.skip(s0);
@@ -337,7 +338,7 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
   // the epilogue of one output. Two copies of the loop: the common case (no residual, a clamp
   // activation) and the general one, chosen once per launch.
   const std::int64_t pq = std::int64_t(pr.p) * pr.q;
-  const std::int64_t out_base = batch * pr.out_batch_stride + split_base;
+  const std::int64_t out_base = batch * pr.out_batch_stride;
   const auto store_tile = [&](const auto& value) {
 #pragma unroll
     for (int i = 0; i < AM; ++i) {
@@ -354,9 +355,9 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
         for (int j = 0; j < AN; ++j) {
           const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
           if (ko >= pr.k) continue;
-          const std::int64_t out = OutL == LayoutKind::nhwc
-                                       ? out_base + m * pr.k + ko
-                                       : out_base + (img * pr.k + ko) * pq + rem;
+          std::int64_t out =
+              OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
+          if constexpr (kSplit) out += split_base;
           store_out(pr.epi.y, pr.epi.out_type, out, value(out, ko, acc[i][j][v]));
         }
       }
@@ -373,6 +374,20 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
   }
 }
 
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
+    conv_gemm(const RDNACONV_GRID_CONSTANT ConvGemmParams pr) {
+  conv_gemm_block<Tiles, T, AK, AIterTag, OutL, false>(pr);
+}
+
+/// Split-K (Conv2dOptions::split_k; forced only, not yet device-tested): the same block over a
+/// share of the reduction, fp32 partial sums into the workspace; splitk_reduce finishes.
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
+    conv_gemm_splitk(const RDNACONV_GRID_CONSTANT SplitGemmParams pr) {
+  conv_gemm_block<Tiles, T, AK, AIterTag, OutL, true>(pr);
+}
+
 /// Host launcher of one engine configuration; `batches` > 1 for Winograd's 36 slices.
 template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
 inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t stream) {
@@ -381,8 +396,6 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
   pr.n_blocks = int(ceil_div(pr.k, Cfg.block_n));
   const std::int64_t blocks = mb * pr.n_blocks;
   if (blocks > INT_MAX) return rt::invalid_value;  // plan creation rejects such problems first
-  const int total_steps = pr.k_total / Cfg.block_k;
-  const int splits = pr.split_steps > 0 ? int(ceil_div(total_steps, pr.split_steps)) : 1;
   detail::note_launch([&] {
     return "conv_gemm<" + AIterTag::name() + ">" +
            (batches > 1 ? " x" + std::to_string(batches) + " batches" : "");
@@ -395,8 +408,28 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
     if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success)
       return e;
   }
-  kernel<<<dim3(unsigned(blocks), unsigned(batches), unsigned(splits)), Cfg.threads(),
-           Cfg.lds_bytes(), stream>>>(pr);
+  kernel<<<dim3(unsigned(blocks), unsigned(batches)), Cfg.threads(), Cfg.lds_bytes(), stream>>>(pr);
+  return rt::get_last_error();
+}
+
+/// Host launcher of the split-K engine kernel: ceil(steps / split_steps) grid layers.
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+inline rt::error_t launch_conv_gemm_splitk(SplitGemmParams pr, rt::stream_t stream) {
+  constexpr TileConfig Cfg = Tiles::cfg;
+  const std::int64_t mb = ceil_div(pr.m, Cfg.block_m);
+  pr.n_blocks = int(ceil_div(pr.k, Cfg.block_n));
+  const std::int64_t blocks = mb * pr.n_blocks;
+  const std::int64_t splits = ceil_div(pr.k_total / Cfg.block_k, pr.split_steps);
+  if (blocks > INT_MAX || pr.split_steps <= 0 || splits > 65535) return rt::invalid_value;
+  detail::note_launch([&] { return "conv_gemm_splitk<" + AIterTag::name() + ">"; });
+  detail::note_tile(Cfg);
+  auto* kernel = &conv_gemm_splitk<Tiles, T, AK, AIterTag, OutL>;
+  if constexpr (Cfg.lds_bytes() > 48 * 1024) {
+    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success)
+      return e;
+  }
+  kernel<<<dim3(unsigned(blocks), 1u, unsigned(splits)), Cfg.threads(), Cfg.lds_bytes(), stream>>>(
+      pr);
   return rt::get_last_error();
 }
 

@@ -86,7 +86,6 @@ struct DenseIter : VectorMap<Tiles, Rows, true> {
   const std::uint16_t* row_ptr[IT];  // this thread's vector i at step 0 (row 0's past the end)
   bool row_ok[IT];                   // its row exists
   int kofs = 0;
-  int kskip = 0;  // reduction columns skipped before step 0 (split-K)
   RDNACONV_DEVICE DenseIter(const std::uint16_t* first_row, std::int64_t ld, std::int64_t rows_left,
                             int tid_)
       : Map{tid_} {
@@ -97,9 +96,12 @@ struct DenseIter : VectorMap<Tiles, Rows, true> {
       row_ptr[i] = first_row + (row_ok[i] ? r * ld : 0) + this->kv(i) * 8;
     }
   }
-  RDNACONV_DEVICE void step(int ks) { kofs = kskip + ks * Map::C.block_k; }
+  RDNACONV_DEVICE void step(int ks) { kofs = ks * Map::C.block_k; }
   /// Starts the reduction `n` steps in (split-K): the next step(0) reads step n.
-  RDNACONV_DEVICE void skip(int n) { kskip = n * Map::C.block_k; }
+  RDNACONV_DEVICE void skip(int n) {
+#pragma unroll
+    for (int i = 0; i < IT; ++i) row_ptr[i] += n * Map::C.block_k;
+  }
   RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src, bool& live) const {
     src = row_ptr[i] + kofs;
     live = row_ok[i];
