@@ -45,6 +45,9 @@ inline const char* to_string(Matrix m) {
 inline constexpr int kChains = 8;
 /// Threads per block of every ceiling kernel: 8 warps (waves of 32), or two warpgroups.
 inline constexpr int kThreads = 256;
+/// wgmma (m64n128k16, both operands from one 12 KiB shared tile: A 64 rows, B 128 rows, 32 k
+/// each, the 64-byte swizzled layout of arch/wgmma.hpp) per commit group; two groups in flight.
+inline constexpr int kWgmmaPerGroup = 8;
 
 /// A 32-bit word of two 16-bit values in [1, 1.12): 1.0 (f16 0x3c00, bf16 0x3f80) with low
 /// mantissa bits from `bits`. Positive and finite, so no sum of products is ever negative.
@@ -103,10 +106,6 @@ __global__ void __launch_bounds__(kThreads) mma_sync_peak(float* sink, int iters
   (void)never;
 #endif
 }
-
-/// wgmma m64n128k16 per instruction, both operands from one 12 KiB shared tile (A: 64 rows,
-/// B: 128 rows, 32 k each, the 64-byte swizzled layout of arch/wgmma.hpp).
-inline constexpr int kWgmmaPerGroup = 8;  ///< wgmma per commit group; two groups in flight
 
 /// wgmma peak: each of the block's two warpgroups issues `iters` groups of kWgmmaPerGroup
 /// m64n128k16 into its 64 x 128 accumulator (the hardware chains same-accumulator wgmma).
