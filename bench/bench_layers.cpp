@@ -5,7 +5,7 @@
 ///
 ///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue] [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
-///   [--e2e=on|off] [--timing=graph|stream] [--split-k=N[,N...]]
+///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// --split-k=N,...: beside each layer whose routed method can split its reduction (the direct
@@ -46,6 +46,17 @@
 /// (a vendor handle bound to a destroyed stream broke every later vendor row). Any row that
 /// errors makes the binary exit 1.
 /// Per-call work (the NCHWc repack, Winograd's transforms) is inside the timed call.
+/// --ceilings=on (off by default until the ceiling kernels have run on a GPU: a fault there
+/// would end the whole run) puts the GPU's ceilings first in every set.
+/// ceiling/<what>: the GPU's own ceilings, first in every set, each measured once per process
+/// (bench/ceilings.hpp) and timed like a layer row: ceiling/mma_sync/<fp16|bf16> (NVIDIA),
+/// ceiling/wgmma/<fp16|bf16> (an sm_90a build on a 9.0 device), ceiling/wmma/<fp16|bf16> (AMD
+/// gfx11 / gfx12) with counter TFLOPS, and ceiling/copy (16-byte loads and stores over buffers
+/// far beyond L2, bytes = read + written) with counter GBps. Every layer and model row then has
+/// of_mma = its TFLOPS / the matrix peak of its dtype that binds the library's kernels (wgmma
+/// where the plan uses the sm90 tiles, else mma_sync; wmma on AMD; none on AMD targets without
+/// WMMA) and of_copy = its GBps / the copy ceiling (prepack rows: neither). --ceilings=off (the
+/// default for now): no ceiling rows, no of_mma / of_copy counters.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -59,6 +70,7 @@
 #include <string>
 #include <vector>
 
+#include "ceilings.hpp"
 #include "common/model_layers.hpp"
 #include "rdnaconv/conv2d.hpp"
 #include "vendor.hpp"
@@ -78,6 +90,9 @@ struct Options {
   /// --split-k=N[,N...]: a row `router+splitN` per N beside each layer whose plan can split
   /// (Conv2dOptions::split_k forced; the router's method), for the split-K sweep
   std::vector<int> split_k;
+  /// --ceilings=on: the ceiling rows and the of_mma / of_copy counters; off by default until
+  /// the ceiling kernels have run on a GPU (compiled only, 2026-12-06)
+  bool ceilings = false;
 };
 Options g_opt;
 
@@ -420,6 +435,104 @@ double time_candidate(const std::function<void(int, rt::stream_t)>& call, int co
   return samples[samples.size() / 2] * 1e-3 / n;
 }
 
+/// A ceiling of this process: TFLOPS (matrix peaks) or GB/s (copy), how it was timed, what ran.
+struct Ceiling {
+  bool tried = false;
+  double value = 0;  ///< 0: not measured (`error` says why)
+  Timing t;
+  std::string what, error;
+};
+
+/// The ceiling `key` ("mma_sync/fp16", "wgmma/bf16", "wmma/fp16", "copy", ...), measured once per
+/// process: by its row, or by the first row that needs it (a --benchmark_filter without the
+/// ceiling rows). Timed as a layer row is (time_calls: warm-up, graph replay, median of 7).
+const Ceiling& ceiling(const std::string& key) {
+  static std::map<std::string, Ceiling> cache;
+  Ceiling& c = cache[key];
+  if (c.tried) return c;
+  c.tried = true;
+  try {
+    namespace cl = bench::ceil;
+    const cl::Device d = cl::current_device();
+    rt::error_t last = rt::success;
+    if (key == "copy") {
+      cl::CopyPeak k(d);
+      c.t = time_calls(
+          [&](int, rt::stream_t s) {
+            if (rt::error_t e = k.launch(s); e != rt::success) last = e;
+          },
+          1);
+      RT_CHECK(last);
+      c.value = k.bytes() / c.t.gpu * 1e-9;
+      c.what = k.what();
+    } else {
+      const std::size_t slash = key.find('/');
+      const std::string m = key.substr(0, slash);
+      const cl::Matrix mx = m == "wgmma"  ? cl::Matrix::wgmma
+                            : m == "wmma" ? cl::Matrix::wmma
+                                          : cl::Matrix::mma_sync;
+      cl::MatrixPeak k(mx, key.substr(slash + 1) == "bf16", d);
+      c.t = time_calls(
+          [&](int, rt::stream_t s) {
+            if (rt::error_t e = k.launch(s); e != rt::success) last = e;
+          },
+          1);
+      RT_CHECK(last);
+      c.value = k.flops() / c.t.gpu * 1e-12;
+      c.what = k.what();
+    }
+    RT_CHECK(rt::synchronize());
+  } catch (const std::exception& e) {
+    c.value = 0;
+    c.error = e.what();
+  }
+  return c;
+}
+
+/// The ceiling rows' keys on this device, in row order (empty with --ceilings=off).
+std::vector<std::string> ceiling_keys() {
+  std::vector<std::string> keys;
+  DeviceInfo d;
+  if (!g_opt.ceilings || arch::query_device(-1, d) != rt::success) return keys;
+  for (bench::ceil::Matrix m :
+       {bench::ceil::Matrix::mma_sync, bench::ceil::Matrix::wgmma, bench::ceil::Matrix::wmma})
+    if (bench::ceil::has_matrix(m, d))
+      for (DType t : {DType::f16, DType::bf16})
+        keys.push_back(std::string(bench::ceil::to_string(m)) + "/" + to_string(t));
+  keys.push_back("copy");
+  return keys;
+}
+
+/// A ceiling row: the ceiling's time per launch, TFLOPS or GBps, what ran in the label.
+void bm_ceiling(benchmark::State& st, const std::string& key) {
+  const Ceiling& c = ceiling(key);
+  if (c.value <= 0) {
+    row_error(st, c.error.empty() ? "ceiling not measured" : c.error);
+    return;
+  }
+  for (auto _ : st) {
+    st.SetIterationTime(c.t.gpu);
+    st.counters["stream_us"] = c.t.stream * 1e6;
+    st.counters[key == "copy" ? "GBps" : "TFLOPS"] = c.value;
+    st.SetLabel(c.what);
+  }
+}
+
+/// A row's fractions of the ceilings that bind it: of_mma = TFLOPS / the matrix peak of dtype t
+/// that the library's kernels issue on this device, of_copy = GBps / the copy ceiling. Nothing
+/// with --ceilings=off or where a ceiling could not be measured (its row says why).
+void ceiling_fractions(benchmark::State& st, DType t) {
+  DeviceInfo d;
+  if (!g_opt.ceilings || arch::query_device(-1, d) != rt::success) return;
+  bench::ceil::Matrix m{};
+  if (bench::ceil::binding_matrix(d, &m))
+    if (const Ceiling& c = ceiling(std::string(bench::ceil::to_string(m)) + "/" + to_string(t));
+        c.value > 0)
+      st.counters["of_mma"] = st.counters["TFLOPS"].value / c.value;
+  if (const Ceiling& c = ceiling("copy"); c.value > 0)
+    st.counters["of_copy"] = st.counters["GBps"].value / c.value;
+}
+
 void report(benchmark::State& st, const Conv2dProblem& p, const Timing& t, int mult,
             const std::string& label) {
   const double secs = t.gpu;
@@ -503,6 +616,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       if (epi == RowEpi::bias_relu) label += " +bias relu (fused)";
       if (plan.desc().split_k > 1) label += " split_k=" + std::to_string(plan.desc().split_k);
       report(st, p, t, mult, label);
+      if (!prepack_row) ceiling_fractions(st, dtype_of<T>());
     }
   } catch (const std::exception& e) {
     row_error(st, e.what());
@@ -662,6 +776,7 @@ void bm_vendor(benchmark::State& st, Conv2dProblem p, int mult, RowEpi epi = Row
                                 : " +residual relu (ConvolutionBiasActivationForward, z = y)";
       if (epi == RowEpi::bias_relu) label += " +bias relu (graph: conv, bias, relu)";
       report(st, p, tm, mult, label);  // FLOPs of the original problem
+      ceiling_fractions(st, t);
       // the output of copy 0 against the router's, where both ran the same problem on the same
       // data (not the pre-padded asymmetric layers, not the in-place residual)
       if (epi != RowEpi::residual && q.h == p.h && q.w == p.w) {
@@ -770,6 +885,7 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       st.counters["layers"] = double(seq.size());
       st.SetLabel(std::string(vendor ? vendor_name() : "rdnaconv") +
                   (graph ? " graph replay" : " stream"));
+      ceiling_fractions(st, dt);
     }
     RT_CHECK(rt::synchronize());
   } catch (const std::exception& e) {
@@ -881,6 +997,13 @@ void register_set(const BenchSet& s) {
 }
 
 void register_all() {
+  // the ceilings first, in every set: each is measured once, before the rows that use it
+  for (const std::string& key : ceiling_keys())
+    benchmark::RegisterBenchmark(("ceiling/" + key).c_str(),
+                                 [=](benchmark::State& st) { bm_ceiling(st, key); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
   for (const BenchSet& s : sets(g_opt.set))
     for (DType t : s.types)
       for (LayoutKind l : s.layouts) {
@@ -920,6 +1043,10 @@ int main(int argc, char** argv) {
       g_opt.vendor_candidates = std::max(0, std::atoi(a.c_str() + 20));
     else if (a.rfind("--vendor-cache=", 0) == 0)
       g_opt.vendor_cache = a.substr(15);
+    else if (a == "--ceilings=off")
+      g_opt.ceilings = false;
+    else if (a == "--ceilings=on")
+      g_opt.ceilings = true;
     else if (a.rfind("--split-k=", 0) == 0) {
       for (std::size_t pos = 10; pos < a.size();) {
         const std::size_t comma = std::min(a.find(',', pos), a.size());

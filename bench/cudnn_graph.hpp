@@ -302,7 +302,6 @@ class CudnnGraphConv {
     c.candidates = int(cands_.size());
     double best = 1e30;
     int best_i = -1;
-    const int copies = int(d.xs.size());
     for (int i = 0; i < int(cands_.size()); ++i) {
       Candidate& cand = cands_[i];
       // two eager calls: the first must succeed (and pays a runtime-compiled engine's module
@@ -330,21 +329,8 @@ class CudnnGraphConv {
         ++c.pruned;
         continue;
       }
-      std::string err;
-      double secs = 0;
-      try {
-        secs = d.timer([&](int k, cudaStream_t s) {
-          void* y = d.ys[k % copies];
-          if (std::string r =
-                  execute(cand.plan.get(), epi_, d.xs[k % copies], d.w, y, d.bias, d.ws, s);
-              !r.empty())
-            err = r;
-        });
-      } catch (const std::exception& x) {
-        err = x.what();
-      }
-      (void)cudaGetLastError();  // a failed capture leaves its error behind
-      if (!err.empty() || !(secs > 0)) {
+      const double secs = time_plan(d, cand);
+      if (!(secs > 0)) {
         ++c.failed;
         continue;
       }
@@ -358,6 +344,26 @@ class CudnnGraphConv {
     if (best_i >= 0) best_i = final_rounds(d, best_i, c);
     if (best_i >= 0) best = cands_[best_i].secs;
     return {best, best_i};
+  }
+
+  /// One timer call on `cand`'s plan over the search's copies: its per-call seconds, or 0 where
+  /// a call or the capture failed.
+  double time_plan(const SearchData& d, const Candidate& cand) {
+    const int copies = int(d.xs.size());
+    std::string err;
+    double secs = 0;
+    try {
+      secs = d.timer([&](int k, cudaStream_t s) {
+        if (std::string e = execute(cand.plan.get(), epi_, d.xs[k % copies], d.w, d.ys[k % copies],
+                                    d.bias, d.ws, s);
+            !e.empty())
+          err = e;
+      });
+    } catch (const std::exception& x) {
+      err = x.what();
+    }
+    (void)cudaGetLastError();  // a failed capture leaves its error behind
+    return err.empty() ? secs : 0;
   }
 
   /// The candidates timed within kFinalistMargin of the best (at most kFinalists, the fastest
@@ -376,26 +382,10 @@ class CudnnGraphConv {
     if (fin.size() > std::size_t(kFinalists)) fin.resize(std::size_t(kFinalists));
     c.finalists = int(fin.size());
     if (fin.size() < 2) return best_i;
-    const int copies = int(d.xs.size());
     std::vector<std::vector<double>> t(fin.size());
     for (int r = 0; r < kFinalRounds; ++r)
-      for (std::size_t f = 0; f < fin.size(); ++f) {
-        Candidate& cand = cands_[fin[f]];
-        std::string err;
-        double secs = 0;
-        try {
-          secs = d.timer([&](int k, cudaStream_t s) {
-            if (std::string e = execute(cand.plan.get(), epi_, d.xs[k % copies], d.w,
-                                        d.ys[k % copies], d.bias, d.ws, s);
-                !e.empty())
-              err = e;
-          });
-        } catch (const std::exception& x) {
-          err = x.what();
-        }
-        (void)cudaGetLastError();
-        if (err.empty() && secs > 0) t[f].push_back(secs);
-      }
+      for (std::size_t f = 0; f < fin.size(); ++f)
+        if (const double secs = time_plan(d, cands_[fin[f]]); secs > 0) t[f].push_back(secs);
     int win = best_i;
     double win_secs = 1e30;
     for (std::size_t f = 0; f < fin.size(); ++f) {

@@ -9,6 +9,9 @@
 Aggregates per model x batch x dtype x layout: total time of all layers with multiplicities,
 effective TFLOPS (direct-convolution FLOPs / total time), speedup vs the vendor library as the
 ratio of total times and as the geometric mean of per-layer ratios.
+Where the run has ceiling rows (ceiling/mma_sync/fp16, ceiling/copy, ...: the GPU's matrix
+instruction peaks and copy bandwidth, measured by the same binary), they are printed in a short
+block, and the per-layer Markdown tables get the router row's fractions of them (of_mma, of_copy).
 """
 import argparse
 import json
@@ -22,6 +25,8 @@ from collections import defaultdict
 # compared with "cudnn" by vendor_check().
 VENDOR, VNAME = "cudnn", "cuDNN"
 LEGACY = "cudnn-legacy"
+# The ceiling rows of the last load(): [{what, us, tflops, gbps, label}] in the JSON's order.
+CEILINGS = []
 
 
 def set_vendor(layers):
@@ -40,6 +45,7 @@ def load(path):
         cut = text.rfind("\n    }")
         doc = json.loads(text[:cut + 6] + "\n  ]\n}\n") if cut > 0 else {"benchmarks": []}
     layers, models, errors = [], [], []
+    del CEILINGS[:]
     for b in doc.get("benchmarks", []):
         name = b["name"]
         parts = [p for p in name.split("/") if not p.startswith("iterations:") and p not in ("manual_time", "real_time")]
@@ -53,6 +59,12 @@ def load(path):
                                gbps=b.get("GBps", 0.0), mult=int(b.get("mult", 1)), label=b.get("label", ""),
                                C=int(b.get("C", 0)), K=int(b.get("K", 0)), H=int(b.get("H", 0)),
                                R=int(b.get("R", 0)), stride=int(b.get("str", 1)), P=int(b.get("P", 0))))
+            for c in ("of_mma", "of_copy"):
+                if c in b:
+                    layers[-1][c] = b[c]
+        elif parts[0] == "ceiling" and len(parts) >= 2:
+            CEILINGS.append(dict(what="/".join(parts[1:]), us=t_us, tflops=b.get("TFLOPS"), gbps=b.get("GBps"),
+                                 label=b.get("label", "")))
         elif parts[0] == "model" and len(parts) == 7:
             models.append(dict(model=parts[1], batch=int(parts[2][1:]), dtype=parts[3], layout=parts[4],
                                impl=parts[5], how=parts[6], us=t_us, tflops=b.get("TFLOPS", 0.0)))
@@ -145,6 +157,15 @@ def shape(r):
     return f"C{r['C']} K{r['K']} {r['H']}² {r['R']}x{r['R']}" + (f" s{r['stride']}" if r["stride"] > 1 else "")
 
 
+def ceiling_lines():
+    """One line per ceiling row: what, TFLOPS or GB/s, what ran."""
+    out = []
+    for c in CEILINGS:
+        v = f"{c['tflops']:.1f} TFLOPS" if c["tflops"] is not None else f"{c['gbps']:.0f} GB/s"
+        out.append(f"{'ceiling/' + c['what']:<24}{v:>14}  {c['label']}")
+    return out
+
+
 def print_summary(ctx, layers, models, errors):
     g = group_layers(layers)
     print(f"GPU run: {ctx.get('date', '?')}  host {ctx.get('host_name', '?')}")
@@ -154,6 +175,10 @@ def print_summary(ctx, layers, models, errors):
         m, b, t, l = a["key"]
         print(f"{m:<16}{b:>3} {t:<5}{l:<6}{a['layers']:>7}{a['t_ours'] / 1e3:>13.3f}{a['tflops']:>8.1f}"
               f"{a['t_vendor'] / 1e3:>11.3f}{a['speedup_sum']:>7.2f}{a['speedup_geo']:>7.2f}")
+    if CEILINGS:
+        print("\nceilings (this GPU, this process; layer rows: of_mma, of_copy = their fraction)")
+        for line in ceiling_lines():
+            print(line)
     if models:
         print(f"\n{'end to end':<36}{'ms':>10}{'TFLOPS':>9}")
         for r in sorted(models, key=lambda r: (r["model"], r["batch"], r["dtype"], r["layout"], r["impl"], r["how"])):
@@ -170,6 +195,15 @@ def markdown(ctx, layers, models, errors):
     g = group_layers(layers)
     out = []
     w = out.append
+    if CEILINGS:
+        w("### Ceilings (matrix instruction peaks and copy bandwidth of this GPU, same process)\n")
+        w("| row | TFLOPS | GB/s | what ran |")
+        w("|---|---:|---:|---|")
+        for c in CEILINGS:
+            tf = f"{c['tflops']:.1f}" if c["tflops"] is not None else "-"
+            gb = f"{c['gbps']:.0f}" if c["gbps"] is not None else "-"
+            w(f"| ceiling/{c['what']} | {tf} | {gb} | {c['label']} |")
+        w("")
     w("### Aggregates (router; sum over all layers with multiplicities)\n")
     w(f"| model | N | dtype | layout | layers | rdnaconv ms | eff. TFLOPS | {VNAME} ms | speedup (sum) | speedup (geomean) |")
     w("|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
@@ -194,20 +228,27 @@ def markdown(ctx, layers, models, errors):
         w(f"\n### {m}, N = {b}, {t}, {l}\n")
         methods = sorted({row for rows in g[key].values() for row in rows if is_method_row(row)})
         legacy = any(LEGACY in rows for rows in g[key].values())
-        head = f"| layer | shape | x | router picks | µs | TFLOPS | {VNAME} algo | {VNAME} µs | {VNAME} TFLOPS | vs {VNAME} |"
+        frac = any("of_mma" in rows["router"] or "of_copy" in rows["router"]
+                   for rows in g[key].values() if "router" in rows)
+        head = "| layer | shape | x | router picks | µs | TFLOPS |"
+        head += " of mma peak | of copy |" if frac else ""
+        head += f" {VNAME} algo | {VNAME} µs | {VNAME} TFLOPS | vs {VNAME} |"
         head += " cudnn-legacy µs (algo) |" if legacy else ""
         head += "".join(f" {mm} µs |" for mm in methods) + " prepack µs |"
         w(head)
-        w("|" + "---|" * (10 + int(legacy) + len(methods) + 1))
+        w("|" + "---|" * (10 + 2 * int(frac) + int(legacy) + len(methods) + 1))
         for name, rows in g[key].items():
             r = rows.get("router")
             c = rows.get(VENDOR)
             if not r:
                 continue
             best = min((rows[mm]["us"] for mm in methods if mm in rows), default=None)
-            cells = [name, shape(r), str(r["mult"]), r["label"], f"{r['us']:.1f}", f"{r['tflops']:.1f}",
-                     c["label"].replace(VENDOR + " ", "") if c else "-", f"{c['us']:.1f}" if c else "-",
-                     f"{c['tflops']:.1f}" if c else "-", f"{c['us'] / r['us']:.2f}" if c else "-"]
+            cells = [name, shape(r), str(r["mult"]), r["label"], f"{r['us']:.1f}", f"{r['tflops']:.1f}"]
+            if frac:
+                cells += [f"{r['of_mma']:.2f}" if "of_mma" in r else "-",
+                          f"{r['of_copy']:.2f}" if "of_copy" in r else "-"]
+            cells += [c["label"].replace(VENDOR + " ", "") if c else "-", f"{c['us']:.1f}" if c else "-",
+                      f"{c['tflops']:.1f}" if c else "-", f"{c['us'] / r['us']:.2f}" if c else "-"]
             if legacy:
                 lg = rows.get(LEGACY)
                 cells.append(f"{lg['us']:.1f} ({lg['label'].replace(LEGACY + ' ', '')})" if lg else "-")

@@ -107,10 +107,4 @@ struct ClampEpilogue {
   }
 };
 
-/// Output `out_index` of filter k: the epilogue of `acc`, stored in the output type.
-RDNACONV_HD inline void epilogue_store(const EpilogueParams& e, std::int64_t out_index,
-                                       std::int64_t k, float acc) {
-  store_out(e.y, e.out_type, out_index, epilogue_value(e, out_index, k, acc));
-}
-
 }  // namespace rdnaconv
