@@ -204,6 +204,8 @@ constexpr bool c_pairs() {
         return false;
   return true;
 }
+template <class Atom>
+inline constexpr bool kCPairs = c_pairs<Atom>();
 
 /// Writes this thread's accumulators into the staging tile (block-local coordinates), each as
 /// `f(filter, acc)`; the caller brackets it with barriers.
@@ -219,7 +221,7 @@ RDNACONV_DEVICE inline void stage_acc(const float (&acc)[AM][AN][8], E* st, int 
       for (int v = 0; v < 8; ++v) {
         const int r = wm * Cfg.warp_m() + i * 16 + Atom::c_row(lane, v);
         const int c = wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
-        if constexpr (sizeof(E) == 4 && SO::kNhwc && c_pairs<Atom>()) {
+        if constexpr (sizeof(E) == 4 && SO::kNhwc && kCPairs<Atom>) {
           if (v % 2 == 0)
             *reinterpret_cast<float2*>(st + SO::at(r, c)) =
                 make_float2(f(c, acc[i][j][v]), f(c + 1, acc[i][j][v + 1]));
