@@ -3,6 +3,7 @@
 /// host code (no runtime), so that the host tests check it without a GPU.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -66,6 +67,29 @@ struct PlanDesc {
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
 };
 
+/// Blocks of the family's main tile over the problem's GEMM (the grid split-K would multiply).
+inline std::int64_t main_tile_blocks(const Conv2dProblem& p, const MethodInfo& mi,
+                                     ArchClass tiles) {
+  const kernels::TileConfig t = kernels::tile_of(tiles, mi.tile_kind);
+  return kernels::ceil_div(p.gemm_m(), t.block_m) * kernels::ceil_div(p.k, t.block_n);
+}
+
+/// The router's split-K for a plan (Conv2dOptions::split_k = 0): RouterThresholds' rule on the
+/// family's main tile, 1 where it does not apply (no reduction steps to split: Winograd; the
+/// plan runs another tile, e.g. the thin one; the device's multiprocessor count unknown; the
+/// table says never).
+inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::TileKind tile,
+                        ArchClass tiles, const RouterThresholds& t, int sms) {
+  if (t.split_max_parts < 2 || sms <= 0 || tile != mi.tile_kind) return 1;
+  const std::int64_t steps = mi.k_steps(p, tiles);
+  const std::int64_t blocks = main_tile_blocks(p, mi, tiles);
+  if (steps <= 0 || blocks >= sms) return 1;
+  std::int64_t s =
+      std::min<std::int64_t>(t.split_max_parts, std::int64_t(t.split_fill) * sms / blocks);
+  s = std::min<std::int64_t>(s, steps / std::max(t.split_min_steps, 1));
+  return s >= 2 ? int(s) : 1;
+}
+
 [[nodiscard]] inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
                                            LayoutKind layout, const Conv2dOptions& o,
                                            const DeviceInfo& dev,
@@ -120,15 +144,23 @@ struct PlanDesc {
                                           std::to_string(p.k) + " filters)"};
   d.workspace_bytes = mi->workspace_bytes(p, layout, d.tiles);
   d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
-  if (o.split_k >= 2) {
+  int want_split = o.split_k;
+  if (want_split == 0) {  // the plan's choice: the router's rule for small grids
+    want_split = auto_split_k(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms);
+    if (want_split >= 2)
+      d.reason += "; split_k=" + std::to_string(want_split) + ": " +
+                  std::to_string(main_tile_blocks(p, *mi, d.tiles)) + " blocks on " +
+                  std::to_string(dev.sms) + " multiprocessors";
+  }
+  if (want_split >= 2) {
     const std::int64_t steps = mi->k_steps(p, d.tiles);
     if (steps == 0)
       return {StatusCode::method_not_applicable,
-              std::string("rdnaconv: Conv2dOptions::split_k=") + std::to_string(o.split_k) +
+              std::string("rdnaconv: Conv2dOptions::split_k=") + std::to_string(want_split) +
                   " needs a direct engine method (general, gemm1x1 or a 3x3 family); the plan's "
                   "method is " +
                   to_string(d.method)};
-    const SplitK sk = split_k_parts(steps, o.split_k);
+    const SplitK sk = split_k_parts(steps, want_split);
     if (sk.parts > 1) {
       d.tile = mi->tile_kind;  // the split kernel is built for the family's main tile only
       d.split_k = sk.parts;

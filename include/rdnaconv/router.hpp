@@ -29,6 +29,13 @@ struct RouterThresholds {
   /// the fused variant, whose 32-wide filter tile is not 97% empty for K = 3 as the direct
   /// kernels' 128-wide one is.
   std::int64_t fused_max_k;
+  /// Split-K for small grids (plan_desc.hpp, `auto_split_k`): a direct engine plan whose main-tile
+  /// grid has fewer blocks than the device has multiprocessors is split into
+  /// S = min(split_max_parts, split_fill * SMs / blocks, steps / split_min_steps) parts when that
+  /// is >= 2. split_max_parts = 0: never (tables not measured).
+  int split_max_parts;
+  int split_fill;       ///< blocks per multiprocessor the split grid aims at
+  int split_min_steps;  ///< block_k steps each part keeps at least
 };
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
@@ -44,7 +51,10 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
               .winograd_min_tiles = 1024,
               .winograd_max_pixels = kNoLimit,
               .cblocked_min_k = 1,
-              .fused_max_k = 32};
+              .fused_max_k = 32,
+              .split_max_parts = 0,  // not measured (no AMD GPU): never split by itself
+              .split_fill = 0,
+              .split_min_steps = 0};
     // H200 sweep (docs/ROUTER.md): Winograd won only where the direct grid is small (few output
     // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
     // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
@@ -58,7 +68,10 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
               .winograd_min_tiles = 1,
               .winograd_max_pixels = 4096,
               .cblocked_min_k = 1,
-              .fused_max_k = 32};
+              .fused_max_k = 32,
+              .split_max_parts = 0,  // until the split-K sweep (docs/ROUTER.md)
+              .split_fill = 2,
+              .split_min_steps = 4};
     case ArchClass::generic:
       break;
   }
@@ -70,7 +83,10 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
           .winograd_min_tiles = kNoLimit,
           .winograd_max_pixels = 0,
           .cblocked_min_k = 1,
-          .fused_max_k = 0};
+          .fused_max_k = 0,
+          .split_max_parts = 0,
+          .split_fill = 0,
+          .split_min_steps = 0};
 }
 
 /// The router's answer and the rule that gave it (Plan::describe() reports it).

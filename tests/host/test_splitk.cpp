@@ -167,3 +167,53 @@ TEST(SplitK, EmulatedAtomsUseTheirOwnTables) {
     EXPECT_EQ(d.split_steps, sk.steps);
   }
 }
+
+TEST(SplitK, RouterRuleArithmetic) {
+  // the rule of RouterThresholds (plan_desc.hpp auto_split_k) on the sm90 tiles, with a table
+  // that splits: S = min(max parts, fill * SMs / blocks, steps / min steps), only below one
+  // block per multiprocessor
+  RouterThresholds t = router_thresholds(ArchClass::sm90);
+  t.split_max_parts = 16;
+  t.split_fill = 2;
+  t.split_min_steps = 4;
+  const MethodInfo& conv3 = *find_method(Method::nhwc3x3);
+  const MethodInfo& one = *find_method(Method::gemm1x1);
+  const auto k3 = conv3.tile_kind;
+  // ResNet-50 layer4 3x3 at N1: 1 x 4 blocks of 128x128, 144 steps -> 16 parts
+  const Conv2dProblem l4 = make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1);
+  EXPECT_EQ(main_tile_blocks(l4, conv3, ArchClass::sm90), 4);
+  EXPECT_EQ(auto_split_k(l4, conv3, k3, ArchClass::sm90, t, 132), 16);
+  // 1x1 1024 -> 256 at 14x14: 2 x 2 blocks, 32 steps -> 8 parts (4 steps each)
+  const Conv2dProblem s14 = make_problem(1, 1024, 14, 14, 256, 1, 1);
+  EXPECT_EQ(auto_split_k(s14, one, one.tile_kind, ArchClass::sm90, t, 132), 8);
+  // the fill bounds it: 512 at 32x32 has 8 x 4 = 32 blocks -> 2 * 132 / 32 = 8
+  const Conv2dProblem m32 = make_problem(1, 512, 32, 32, 512, 3, 3, 1, 1);
+  EXPECT_EQ(auto_split_k(m32, conv3, k3, ArchClass::sm90, t, 132), 8);
+  // a full grid (>= one block per multiprocessor) is never split
+  const Conv2dProblem big = make_problem(1, 512, 64, 64, 512, 3, 3, 1, 1);  // 128 blocks
+  EXPECT_EQ(auto_split_k(big, conv3, k3, ArchClass::sm90, t, 128), 1);
+  EXPECT_EQ(auto_split_k(big, conv3, k3, ArchClass::sm90, t, 132), 2);
+  // short reductions: 1x1 with C = 64 has 2 steps, fewer than 2 x min steps
+  const Conv2dProblem c64 = make_problem(1, 64, 14, 14, 256, 1, 1);
+  EXPECT_EQ(auto_split_k(c64, one, one.tile_kind, ArchClass::sm90, t, 132), 1);
+  // unknown multiprocessor count, another tile (thin), a table that never splits: no split
+  EXPECT_EQ(auto_split_k(l4, conv3, k3, ArchClass::sm90, t, 0), 1);
+  EXPECT_EQ(auto_split_k(l4, conv3, kernels::TileKind::thin, ArchClass::sm90, t, 132), 1);
+  t.split_max_parts = 0;
+  EXPECT_EQ(auto_split_k(l4, conv3, k3, ArchClass::sm90, t, 132), 1);
+  // Winograd has no engine reduction steps to split
+  t.split_max_parts = 16;
+  const MethodInfo& wino = *find_method(Method::winograd);
+  EXPECT_EQ(auto_split_k(l4, wino, wino.tile_kind, ArchClass::sm90, t, 132), 1);
+}
+
+TEST(SplitK, TablesDoNotSplitYet) {
+  // until the sweep sets them (docs/ROUTER.md), no table splits by itself, even where the
+  // multiprocessor count is known
+  const DeviceInfo h100 = make_device_info(false, 90, 32, 132);
+  PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), DType::f16,
+                             LayoutKind::nhwc, Conv2dOptions{}, h100)
+                  .ok());
+  EXPECT_EQ(d.split_k, 1);
+}
