@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/dev_buf.hpp"
 #include "rdnaconv/conv2d.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
 
@@ -19,16 +20,6 @@ using namespace rdnaconv::testing;
 namespace {
 
 #define RT_OK(expr) ASSERT_EQ((expr), rt::success) << #expr
-
-struct DevBuf {
-  void* p = nullptr;
-  explicit DevBuf(std::size_t bytes) {
-    if (bytes && rt::malloc(&p, bytes) != rt::success) p = nullptr;
-  }
-  ~DevBuf() {
-    if (p) (void)rt::free(p);
-  }
-};
 
 struct StagedCase {
   Conv2dProblem p;

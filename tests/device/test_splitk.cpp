@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/dev_buf.hpp"
 #include "rdnaconv/conv2d.hpp"
 #include "rdnaconv/detail/launch_log.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
@@ -22,16 +23,6 @@ using namespace rdnaconv::testing;
 namespace {
 
 #define RT_OK(expr) ASSERT_EQ((expr), rt::success) << #expr
-
-struct DevBuf {
-  void* p = nullptr;
-  explicit DevBuf(std::size_t bytes) {
-    if (bytes && rt::malloc(&p, bytes) != rt::success) p = nullptr;
-  }
-  ~DevBuf() {
-    if (p) (void)rt::free(p);
-  }
-};
 
 struct SplitCase {
   Conv2dProblem p;
