@@ -46,8 +46,9 @@
 /// (a vendor handle bound to a destroyed stream broke every later vendor row). Any row that
 /// errors makes the binary exit 1.
 /// Per-call work (the NCHWc repack, Winograd's transforms) is inside the timed call.
-/// --ceilings=on (off by default until the ceiling kernels have run on a GPU: a fault there
-/// would end the whole run) puts the GPU's ceilings first in every set.
+/// --ceilings=on (off by default: the ceiling rows ran on an H100 on 2026-12-06, alone; the
+/// of_mma / of_copy counters of layer rows have not run on a GPU yet) puts the GPU's ceilings
+/// first in every set.
 /// ceiling/<what>: the GPU's own ceilings, first in every set, each measured once per process
 /// (bench/ceilings.hpp) and timed like a layer row: ceiling/mma_sync/<fp16|bf16> (NVIDIA),
 /// ceiling/wgmma/<fp16|bf16> (an sm_90a build on a 9.0 device), ceiling/wmma/<fp16|bf16> (AMD
@@ -91,7 +92,7 @@ struct Options {
   /// (Conv2dOptions::split_k forced; the router's method), for the split-K sweep
   std::vector<int> split_k;
   /// --ceilings=on: the ceiling rows and the of_mma / of_copy counters; off by default until
-  /// the ceiling kernels have run on a GPU (compiled only, 2026-12-06)
+  /// the counters have run beside layer rows on a GPU (the ceiling rows alone ran, 2026-12-06)
   bool ceilings = false;
 };
 Options g_opt;

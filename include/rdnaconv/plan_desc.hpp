@@ -83,7 +83,9 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
   if (t.split_max_parts < 2 || sms <= 0 || tile != mi.tile_kind) return 1;
   const std::int64_t steps = mi.k_steps(p, tiles);
   const std::int64_t blocks = main_tile_blocks(p, mi, tiles);
-  if (steps <= 0 || blocks >= sms) return 1;
+  if (steps <= 0 || blocks >= sms || steps < t.split_min_total_steps ||
+      double(steps) < t.split_min_steps_per_block * double(blocks))
+    return 1;
   std::int64_t s =
       std::min<std::int64_t>(t.split_max_parts, std::int64_t(t.split_fill) * sms / blocks);
   s = std::min<std::int64_t>(s, steps / std::max(t.split_min_steps, 1));
@@ -208,7 +210,7 @@ inline std::string describe_plan(const PlanDesc& d) {
        " out=" + to_string(d.out_type());
   if (d.split_k > 1)
     s += " split_k=" + std::to_string(d.split_k) + " (" + std::to_string(d.split_steps) +
-         " steps each, fp32 partials in the workspace; not device-tested)";
+         " steps each, fp32 partials in the workspace)";
   s += " workspace=" + std::to_string(d.workspace_bytes) +
        "B packed=" + std::to_string(d.packed_weight_bytes) + "B";
   s += " problem: " + detail::describe(d.problem);

@@ -35,9 +35,10 @@ struct Conv2dOptions {
   /// Split-K: the reduction split into this many parts run side by side (more blocks for
   /// problems whose output gives few: small images, batch 1), partial sums in fp32 in the
   /// workspace, added in a fixed order by a second kernel that applies the epilogue. 0 (the
-  /// default): the plan's choice, today always 1 (the split kernels have not yet run on a GPU,
-  /// so the router never picks them); 1: no split; 2..kMaxSplitK: forced (direct engine methods
-  /// only; fewer parts where the reduction has fewer steps).
+  /// default): the plan's choice (the router's rule for small grids, RouterThresholds; needs
+  /// the device's multiprocessor count, so a plan made for a described device does not split);
+  /// 1: no split; 2..kMaxSplitK: forced (direct engine methods only; fewer parts where the
+  /// reduction has fewer steps).
   int split_k = 0;
 };
 

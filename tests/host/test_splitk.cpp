@@ -81,7 +81,7 @@ TEST(SplitK, ForcedOnTheDirectFamilies) {
     EXPECT_EQ(d.method, m);
     const std::string s = describe_plan(d);
     EXPECT_NE(s.find("split_k=" + std::to_string(sk.parts)), std::string::npos) << s;
-    EXPECT_NE(s.find("not device-tested"), std::string::npos) << s;
+    EXPECT_EQ(s.find("not device-tested"), std::string::npos) << s;  // device suite, 61c66d3
     EXPECT_NE(plan_kernels(d).find("splitk_reduce"), std::string::npos);
   }
   // 1x1 1024 -> 256 at 14x14 (ResNet-50 layer3.1.conv1): 32 steps of 32
@@ -176,6 +176,8 @@ TEST(SplitK, RouterRuleArithmetic) {
   t.split_max_parts = 16;
   t.split_fill = 2;
   t.split_min_steps = 4;
+  t.split_min_total_steps = 0;  // the formula alone first; the work bounds below
+  t.split_min_steps_per_block = 0;
   const MethodInfo& conv3 = *find_method(Method::nhwc3x3);
   const MethodInfo& one = *find_method(Method::gemm1x1);
   const auto k3 = conv3.tile_kind;
@@ -201,19 +203,55 @@ TEST(SplitK, RouterRuleArithmetic) {
   EXPECT_EQ(auto_split_k(l4, conv3, kernels::TileKind::thin, ArchClass::sm90, t, 132), 1);
   t.split_max_parts = 0;
   EXPECT_EQ(auto_split_k(l4, conv3, k3, ArchClass::sm90, t, 132), 1);
+  // the work bounds: at least 32 steps, at least 2.5 steps per block of the unsplit grid
+  t.split_max_parts = 16;
+  t.split_min_total_steps = 32;
+  t.split_min_steps_per_block = 2.5;
+  EXPECT_EQ(auto_split_k(big, conv3, k3, ArchClass::sm90, t, 132), 1);           // 144 / 128 blocks
+  EXPECT_EQ(auto_split_k(s14, one, one.tile_kind, ArchClass::sm90, t, 132), 8);  // 32 / 4
+  const Conv2dProblem s16 = make_problem(1, 512, 14, 14, 256, 1, 1);             // 16 steps
+  EXPECT_EQ(auto_split_k(s16, one, one.tile_kind, ArchClass::sm90, t, 132), 1);
   // Winograd has no engine reduction steps to split
   t.split_max_parts = 16;
   const MethodInfo& wino = *find_method(Method::winograd);
   EXPECT_EQ(auto_split_k(l4, wino, wino.tile_kind, ArchClass::sm90, t, 132), 1);
 }
 
-TEST(SplitK, TablesDoNotSplitYet) {
-  // until the sweep sets them (docs/ROUTER.md), no table splits by itself, even where the
-  // multiprocessor count is known
+TEST(SplitK, Sm90TableSplitsSmallGridsOnly) {
+  // the sweep's rule (docs/ROUTER.md) on a 132-SM device: ResNet-50 layer4 3x3 at N1 (4 blocks,
+  // 144 steps) splits 16 ways; the 16-step 1x1 layers, the full grids and a device of unknown
+  // size do not split; RDNA tables never split (not measured)
   const DeviceInfo h100 = make_device_info(false, 90, 32, 132);
+  const auto split_of = [](const Conv2dProblem& p, const DeviceInfo& dev, LayoutKind l) {
+    PlanDesc d;
+    EXPECT_TRUE(make_plan_desc(d, p, DType::f16, l, Conv2dOptions{}, dev).ok());
+    return d.split_k;
+  };
+  for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
+    EXPECT_EQ(split_of(make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), h100, l), 16);
+    EXPECT_EQ(split_of(make_problem(1, 1024, 14, 14, 256, 1, 1), h100, l),
+              8);                                                             // 4 blocks, 32 steps
+    EXPECT_EQ(split_of(make_problem(1, 512, 7, 7, 2048, 1, 1), h100, l), 1);  // 16 steps
+    EXPECT_EQ(split_of(make_problem(1, 1024, 14, 14, 2048, 1, 1, 2, 0), h100, l),
+              1);                                                                    // 2 per block
+    EXPECT_EQ(split_of(make_problem(32, 512, 7, 7, 512, 3, 3, 1, 1), h100, l), 2);   // 52 blocks
+    EXPECT_EQ(split_of(make_problem(1, 512, 64, 64, 512, 3, 3, 1, 1), h100, l), 1);  // 128 blocks
+    EXPECT_EQ(
+        split_of(make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), make_device_info(false, 90, 32), l),
+        1);
+  }
   PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), DType::f16,
+                             LayoutKind::nhwc, Conv2dOptions{},
+                             make_device_info(true, 1100, 32, 48))
+                  .ok());
+  EXPECT_EQ(d.split_k, 1);
+  // what describe() says: the split and why
   ASSERT_TRUE(make_plan_desc(d, make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), DType::f16,
                              LayoutKind::nhwc, Conv2dOptions{}, h100)
                   .ok());
-  EXPECT_EQ(d.split_k, 1);
+  const std::string s = describe_plan(d);
+  EXPECT_NE(s.find("split_k=16 (9 steps each"), std::string::npos) << s;
+  EXPECT_NE(s.find("4 blocks on 132 multiprocessors"), std::string::npos) << s;
+  EXPECT_NE(plan_kernels(d).find("splitk_reduce"), std::string::npos);
 }
