@@ -611,7 +611,7 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
   conv_gemm_block<Tiles, T, AK, AIterTag, OutL, false>(pr);
 }
 
-/// Split-K (Conv2dOptions::split_k; forced only, not yet device-tested): the same block over a
+/// Split-K (Conv2dOptions::split_k, or the router's rule for small grids): the same block over a
 /// share of the reduction, fp32 partial sums into the workspace; splitk_reduce finishes.
 template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
 __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
