@@ -5,8 +5,12 @@
 ///
 ///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue] [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
-///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off]
+///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
+///
+/// --split-k=N,...: beside each layer whose routed method can split its reduction (the direct
+/// families) into N parts, a row router+splitN (Conv2dOptions::split_k = N), for the sweep the
+/// router's split-K threshold is to come from.
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
@@ -42,8 +46,9 @@
 /// (a vendor handle bound to a destroyed stream broke every later vendor row). Any row that
 /// errors makes the binary exit 1.
 /// Per-call work (the NCHWc repack, Winograd's transforms) is inside the timed call.
-/// --ceilings=on (off by default until the ceiling kernels have run on a GPU: a fault there
-/// would end the whole run) puts the GPU's ceilings first in every set.
+/// --ceilings=on (off by default: the ceiling rows ran on an H100 on 2026-12-06, alone; the
+/// of_mma / of_copy counters of layer rows have not run on a GPU yet) puts the GPU's ceilings
+/// first in every set.
 /// ceiling/<what>: the GPU's own ceilings, first in every set, each measured once per process
 /// (bench/ceilings.hpp) and timed like a layer row: ceiling/mma_sync/<fp16|bf16> (NVIDIA),
 /// ceiling/wgmma/<fp16|bf16> (an sm_90a build on a 9.0 device), ceiling/wmma/<fp16|bf16> (AMD
@@ -83,8 +88,11 @@ struct Options {
   bool graph = true;  ///< --timing=stream: layer rows timed on the stream only (no graph replay)
   int vendor_candidates = 0;  ///< --vendor-candidates=N (0: every plan of the heuristics)
   std::string vendor_cache;   ///< --vendor-cache=FILE: the vendor's choices across processes
+  /// --split-k=N[,N...]: a row `router+splitN` per N beside each layer whose plan can split
+  /// (Conv2dOptions::split_k forced; the router's method), for the split-K sweep
+  std::vector<int> split_k;
   /// --ceilings=on: the ceiling rows and the of_mma / of_copy counters; off by default until
-  /// the ceiling kernels have run on a GPU (compiled only, 2026-12-06)
+  /// the counters have run beside layer rows on a GPU (the ceiling rows alone ran, 2026-12-06)
   bool ceilings = false;
 };
 Options g_opt;
@@ -561,9 +569,10 @@ const void* zero_bias(std::int64_t k) {
 
 template <class T, class L>
 void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool prepack_row,
-                 RowEpi epi = RowEpi::none) {
+                 RowEpi epi = RowEpi::none, int split_k = 0) {
   Conv2dOptions o;
   o.method = m;
+  o.split_k = split_k;
   const bool residual = epi == RowEpi::residual;
   if (epi != RowEpi::none) {  // relu(conv + bias (+ y)): y holds the shortcut, added in place
     o.has_bias = true;
@@ -606,6 +615,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       if (prepack_row) label = std::string("prepack ") + to_string(plan.method());
       if (residual) label += " +residual relu (fused, in place)";
       if (epi == RowEpi::bias_relu) label += " +bias relu (fused)";
+      if (plan.desc().split_k > 1) label += " split_k=" + std::to_string(plan.desc().split_k);
       report(st, p, t, mult, label);
       if (!prepack_row) ceiling_fractions(st, dtype_of<T>());
     }
@@ -916,6 +926,20 @@ void register_set(const BenchSet& s) {
               [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
     reg("prepack",
         [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
+    for (int n : g_opt.split_k) {
+      // only where the router's method can split (the direct families) and the reduction has
+      // at least n steps, so that every such row runs n parts
+      PlanDesc d;
+      DeviceInfo dev;
+      if (!query_device(-1, dev).ok() ||
+          !make_plan_desc(d, p, dtype_of<T>(), lk, Conv2dOptions{}, dev).ok())
+        continue;
+      const MethodInfo* mi = find_method(d.method);
+      if (mi == nullptr || mi->k_steps(p, d.tiles) < n) continue;
+      reg("router+split" + std::to_string(n), [=](benchmark::State& st) {
+        bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::none, n);
+      });
+    }
     const bool residual = s.residual && is_bottleneck_out(p);
     if (residual)
       reg("router+res", [=](benchmark::State& st) {
@@ -1024,7 +1048,19 @@ int main(int argc, char** argv) {
       g_opt.ceilings = false;
     else if (a == "--ceilings=on")
       g_opt.ceilings = true;
-    else
+    else if (a.rfind("--split-k=", 0) == 0) {
+      for (std::size_t pos = 10; pos < a.size();) {
+        const std::size_t comma = std::min(a.find(',', pos), a.size());
+        const int n = std::atoi(a.substr(pos, comma - pos).c_str());
+        if (n < 2 || n > kMaxSplitK) {
+          std::fprintf(stderr, "rdnaconv_bench: --split-k=N[,N...] with 2 <= N <= %d\n",
+                       kMaxSplitK);
+          return 2;
+        }
+        g_opt.split_k.push_back(n);
+        pos = comma + 1;
+      }
+    } else
       rest.push_back(argv[i]);
   }
   if (g_opt.set == "sweep") g_opt.all_methods = true;

@@ -34,23 +34,26 @@ struct MethodInfo {
   std::string (*kernel_names)(LayoutKind);
   std::size_t (*packed_weight_bytes)(const Conv2dProblem&, ArchClass);
   std::size_t (*workspace_bytes)(const Conv2dProblem&, LayoutKind, ArchClass);
+  /// The engine's reduction steps of block_k on this tile table (the direct families, which
+  /// can split them: Conv2dOptions::split_k); 0 for the families that cannot split.
+  std::int64_t (*k_steps)(const Conv2dProblem&, ArchClass);
 };
 
 namespace detail {
 template <class F>
 constexpr MethodInfo method_row() {
-  return {F::method,
-          F::name(),
-          F::tile_kind,
-          [](const Conv2dProblem& p, ArchClass f) { return F::tile_for(p, f); },
-          [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
-          [](const Conv2dProblem& p, LayoutKind l) { return F::rule(p, l); },
-          [](LayoutKind l) { return F::reads_x_vectors(l); },
-          [](LayoutKind l) { return F::kernel_names(l); },
-          [](const Conv2dProblem& p, ArchClass f) { return F::packed_weight_bytes(p, f); },
-          [](const Conv2dProblem& p, LayoutKind l, ArchClass f) {
-            return F::workspace_bytes(p, l, f);
-          }};
+  return {
+      F::method,
+      F::name(),
+      F::tile_kind,
+      [](const Conv2dProblem& p, ArchClass f) { return F::tile_for(p, f); },
+      [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
+      [](const Conv2dProblem& p, LayoutKind l) { return F::rule(p, l); },
+      [](LayoutKind l) { return F::reads_x_vectors(l); },
+      [](LayoutKind l) { return F::kernel_names(l); },
+      [](const Conv2dProblem& p, ArchClass f) { return F::packed_weight_bytes(p, f); },
+      [](const Conv2dProblem& p, LayoutKind l, ArchClass f) { return F::workspace_bytes(p, l, f); },
+      [](const Conv2dProblem& p, ArchClass f) { return F::k_steps(p, f); }};
 }
 }  // namespace detail
 

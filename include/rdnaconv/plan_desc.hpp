@@ -3,6 +3,7 @@
 /// host code (no runtime), so that the host tests check it without a GPU.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -29,6 +30,19 @@ constexpr ArchClass tile_family(AtomKind atom, ArchClass device) {
   return ArchClass::generic;
 }
 
+/// The parts of a split reduction of `steps` block_k steps asked to be split in `want`: each part
+/// `steps` steps long but the last, none empty (fewer parts than asked when the reduction is
+/// short: 10 steps in 4 give 4 parts of 3, 3, 3, 1; 10 in 6 give 5 of 2).
+struct SplitK {
+  int parts;
+  int steps;
+};
+constexpr SplitK split_k_parts(std::int64_t steps, int want) {
+  if (want <= 1 || steps <= 1) return {1, int(steps)};
+  const std::int64_t per = (steps + want - 1) / want;
+  return {int((steps + per - 1) / per), int(per)};
+}
+
 struct PlanDesc {
   Conv2dProblem problem;
   DType dtype = DType::f16;
@@ -44,8 +58,39 @@ struct PlanDesc {
   std::string reason;  ///< why this method: forced, or the router's rule (and any fallback)
   std::size_t workspace_bytes = 0;
   std::size_t packed_weight_bytes = 0;
+  /// Split-K (Conv2dOptions::split_k): the reduction's parts (1: none), the block_k steps of
+  /// each (0: none; the last part may have fewer), and where the fp32 partial sums start in the
+  /// workspace (after the family's own part, 256-byte aligned).
+  int split_k = 1;
+  int split_steps = 0;
+  std::size_t split_offset = 0;
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
 };
+
+/// Blocks of the family's main tile over the problem's GEMM (the grid split-K would multiply).
+inline std::int64_t main_tile_blocks(const Conv2dProblem& p, const MethodInfo& mi,
+                                     ArchClass tiles) {
+  const kernels::TileConfig t = kernels::tile_of(tiles, mi.tile_kind);
+  return kernels::ceil_div(p.gemm_m(), t.block_m) * kernels::ceil_div(p.k, t.block_n);
+}
+
+/// The router's split-K for a plan (Conv2dOptions::split_k = 0): RouterThresholds' rule on the
+/// family's main tile, 1 where it does not apply (no reduction steps to split: Winograd; the
+/// plan runs another tile, e.g. the thin one; the device's multiprocessor count unknown; the
+/// table says never).
+inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::TileKind tile,
+                        ArchClass tiles, const RouterThresholds& t, int sms) {
+  if (t.split_max_parts < 2 || sms <= 0 || tile != mi.tile_kind) return 1;
+  const std::int64_t steps = mi.k_steps(p, tiles);
+  const std::int64_t blocks = main_tile_blocks(p, mi, tiles);
+  if (steps <= 0 || blocks >= sms || steps < t.split_min_total_steps ||
+      double(steps) < t.split_min_steps_per_block * double(blocks))
+    return 1;
+  std::int64_t s =
+      std::min<std::int64_t>(t.split_max_parts, std::int64_t(t.split_fill) * sms / blocks);
+  s = std::min<std::int64_t>(s, steps / std::max(t.split_min_steps, 1));
+  return s >= 2 ? int(s) : 1;
+}
 
 [[nodiscard]] inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
                                            LayoutKind layout, const Conv2dOptions& o,
@@ -101,6 +146,31 @@ struct PlanDesc {
                                           std::to_string(p.k) + " filters)"};
   d.workspace_bytes = mi->workspace_bytes(p, layout, d.tiles);
   d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
+  int want_split = o.split_k;
+  if (want_split == 0) {  // the plan's choice: the router's rule for small grids
+    want_split = auto_split_k(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms);
+    if (want_split >= 2)
+      d.reason += "; split_k=" + std::to_string(want_split) + ": " +
+                  std::to_string(main_tile_blocks(p, *mi, d.tiles)) + " blocks on " +
+                  std::to_string(dev.sms) + " multiprocessors";
+  }
+  if (want_split >= 2) {
+    const std::int64_t steps = mi->k_steps(p, d.tiles);
+    if (steps == 0)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: Conv2dOptions::split_k=") + std::to_string(want_split) +
+                  " needs a direct engine method (general, gemm1x1 or a 3x3 family); the plan's "
+                  "method is " +
+                  to_string(d.method)};
+    const SplitK sk = split_k_parts(steps, want_split);
+    if (sk.parts > 1) {
+      d.tile = mi->tile_kind;  // the split kernel is built for the family's main tile only
+      d.split_k = sk.parts;
+      d.split_steps = sk.steps;
+      d.split_offset = std::size_t(kernels::round_up(std::int64_t(d.workspace_bytes), 256));
+      d.workspace_bytes = d.split_offset + std::size_t(sk.parts) * std::size_t(p.y_elems()) * 4;
+    }
+  }
   out = d;
   return Status::success();
 }
@@ -119,7 +189,14 @@ inline Status not_created(const char* call) {
 /// The kernels a plan launches, in order (its family's kernel_names), for describe().
 inline std::string plan_kernels(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
-  return mi ? mi->kernel_names(d.layout) : "?";
+  if (!mi) return "?";
+  std::string k = mi->kernel_names(d.layout);
+  if (d.split_k > 1) {  // the split-K engine kernel in place of the plain one, then the reduction
+    const std::size_t at = k.find("conv_gemm<");
+    if (at != std::string::npos) k.replace(at, 10, "conv_gemm_splitk<");
+    k += ", splitk_reduce";
+  }
+  return k;
 }
 
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
@@ -131,6 +208,9 @@ inline std::string describe_plan(const PlanDesc& d) {
   s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
   s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) +
        " out=" + to_string(d.out_type());
+  if (d.split_k > 1)
+    s += " split_k=" + std::to_string(d.split_k) + " (" + std::to_string(d.split_steps) +
+         " steps each, fp32 partials in the workspace)";
   s += " workspace=" + std::to_string(d.workspace_bytes) +
        "B packed=" + std::to_string(d.packed_weight_bytes) + "B";
   s += " problem: " + detail::describe(d.problem);

@@ -29,6 +29,16 @@ struct RouterThresholds {
   /// the fused variant, whose 32-wide filter tile is not 97% empty for K = 3 as the direct
   /// kernels' 128-wide one is.
   std::int64_t fused_max_k;
+  /// Split-K for small grids (plan_desc.hpp, `auto_split_k`): a direct engine plan on its main
+  /// tile whose grid has fewer blocks than the device has multiprocessors, at least
+  /// split_min_total_steps reduction steps and at least split_min_steps_per_block steps per block
+  /// is split into S = min(split_max_parts, split_fill * SMs / blocks, steps / split_min_steps)
+  /// parts when that is >= 2. split_max_parts = 0: never (tables not measured).
+  int split_max_parts;
+  int split_fill;       ///< blocks per multiprocessor the split grid aims at
+  int split_min_steps;  ///< block_k steps each part keeps at least
+  int split_min_total_steps;
+  double split_min_steps_per_block;
 };
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
@@ -44,7 +54,12 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
               .winograd_min_tiles = 1024,
               .winograd_max_pixels = kNoLimit,
               .cblocked_min_k = 1,
-              .fused_max_k = 32};
+              .fused_max_k = 32,
+              .split_max_parts = 0,  // not measured (no AMD GPU): never split by itself
+              .split_fill = 0,
+              .split_min_steps = 0,
+              .split_min_total_steps = 0,
+              .split_min_steps_per_block = 0};
     // H200 sweep (docs/ROUTER.md): Winograd won only where the direct grid is small (few output
     // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
     // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
@@ -58,7 +73,17 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
               .winograd_min_tiles = 1,
               .winograd_max_pixels = 4096,
               .cblocked_min_k = 1,
-              .fused_max_k = 32};
+              .fused_max_k = 32,
+              // split-K sweep, H100, 2026-12-06 (docs/ROUTER.md): every ResNet-50 layer that
+              // split gained had >= 32 steps and >= 2.5 steps per block of the unsplit grid
+              // (1.11-2.37x NHWC); the 16-step 1x1 layers and the full grids lost (0.19-0.93x);
+              // the best part count filled about one block per SM, up to 16 (a part's fixed
+              // cost, about 4-5 us for the second kernel, bounds it below)
+              .split_max_parts = 16,
+              .split_fill = 1,
+              .split_min_steps = 4,
+              .split_min_total_steps = 32,
+              .split_min_steps_per_block = 2.5};
     case ArchClass::generic:
       break;
   }
@@ -70,7 +95,12 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
           .winograd_min_tiles = kNoLimit,
           .winograd_max_pixels = 0,
           .cblocked_min_k = 1,
-          .fused_max_k = 0};
+          .fused_max_k = 0,
+          .split_max_parts = 0,
+          .split_fill = 0,
+          .split_min_steps = 0,
+          .split_min_total_steps = 0,
+          .split_min_steps_per_block = 0};
 }
 
 /// The router's answer and the rule that gave it (Plan::describe() reports it).

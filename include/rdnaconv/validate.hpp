@@ -32,7 +32,18 @@ struct Conv2dOptions {
   /// and run() refuses a less aligned x. Below 16 (views at odd element offsets) the plan picks
   /// among the methods that gather x.
   int x_align = 16;
+  /// Split-K: the reduction split into this many parts run side by side (more blocks for
+  /// problems whose output gives few: small images, batch 1), partial sums in fp32 in the
+  /// workspace, added in a fixed order by a second kernel that applies the epilogue. 0 (the
+  /// default): the plan's choice (the router's rule for small grids, RouterThresholds; needs
+  /// the device's multiprocessor count, so a plan made for a described device does not split);
+  /// 1: no split; 2..kMaxSplitK: forced (direct engine methods only; fewer parts where the
+  /// reduction has fewer steps).
+  int split_k = 0;
 };
+
+/// The largest Conv2dOptions::split_k.
+inline constexpr int kMaxSplitK = 64;
 
 namespace detail {
 inline std::string dims(const Conv2dProblem& p) {
@@ -121,6 +132,10 @@ inline std::string describe(const Conv2dProblem& p) {
     return {
         StatusCode::invalid_option,
         "rdnaconv: Conv2dOptions::x_align must be 2, 4, 8 or 16, not " + std::to_string(o.x_align)};
+  if (o.split_k < 0 || o.split_k > kMaxSplitK)
+    return {StatusCode::invalid_option,
+            "rdnaconv: Conv2dOptions::split_k must be 0 (automatic) to " +
+                std::to_string(kMaxSplitK) + ", not " + std::to_string(o.split_k)};
   return Status::success();
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/dev_buf.hpp"
 #include "common/device_stats.hpp"
 #include "rdnaconv/conv2d.hpp"
 #include "rdnaconv/reference/device_conv.hpp"
@@ -142,32 +143,6 @@ inline unsigned grid(std::int64_t n) {
 }
 
 }  // namespace dev
-
-/// Device buffer owned for the duration of one check.
-struct DevBuf {
-  void* p = nullptr;
-  std::size_t bytes = 0;
-  DevBuf() = default;
-  explicit DevBuf(std::size_t b) : bytes(b) {
-    if (b && rt::malloc(&p, b) != rt::success) p = nullptr;
-  }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-  DevBuf(DevBuf&& o) noexcept : p(o.p), bytes(o.bytes) { o.p = nullptr; }
-  DevBuf& operator=(DevBuf&& o) noexcept {
-    std::swap(p, o.p);
-    std::swap(bytes, o.bytes);
-    return *this;
-  }
-  ~DevBuf() {
-    if (p) (void)rt::free(p);
-  }
-  template <class U>
-  U* as() const {
-    return static_cast<U*>(p);
-  }
-  bool ok() const { return bytes == 0 || p != nullptr; }
-};
 
 inline std::string rt_error(rt::error_t e) {
   return rt::error_string(e);

@@ -13,6 +13,9 @@ struct DeviceInfo {
   int arch = 0;
   int warp_size = 32;
   ArchClass family = ArchClass::generic;
+  /// Multiprocessors (CUDA SMs, AMD compute units); 0 = not known (a plan made for a described
+  /// device): then the router never splits the reduction, which needs the grid's fill.
+  int sms = 0;
 };
 
 /// gfx11xx (RDNA3, RDNA3.5) and gfx12xx (RDNA4) have WMMA; other AMD targets use the FMA atom.
@@ -35,11 +38,12 @@ constexpr ArchClass family_from_cuda_cc(int cc, bool sm90a = kBuildSm90a) {
   return cc >= 80 ? ArchClass::sm80 : ArchClass::generic;
 }
 
-constexpr DeviceInfo make_device_info(bool amd, int arch, int warp_size) {
+constexpr DeviceInfo make_device_info(bool amd, int arch, int warp_size, int sms = 0) {
   DeviceInfo d;
   d.amd = amd;
   d.arch = arch;
   d.warp_size = warp_size;
+  d.sms = sms;
   d.family = amd ? family_from_gfx(arch) : family_from_cuda_cc(arch);
   return d;
 }

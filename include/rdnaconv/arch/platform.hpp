@@ -130,14 +130,16 @@ inline error_t stream_destroy(stream_t s) {
   return cudaStreamDestroy(s);
 }
 /// Architecture as the device reports it: compute capability major*10 + minor.
-/// The architecture number (compute capability x 10), the warp size and the name of device dev,
-/// from one properties query.
-inline error_t device_arch(int dev, int* cc, int* warp, char* name, std::size_t name_len) {
+/// The architecture number (compute capability x 10), the warp size, the multiprocessor count and
+/// the name of device dev, from one properties query.
+inline error_t device_arch(int dev, int* cc, int* warp, int* sms, char* name,
+                           std::size_t name_len) {
   cudaDeviceProp prop{};
   error_t e = cudaGetDeviceProperties(&prop, dev);
   if (e != success) return e;
   *cc = prop.major * 10 + prop.minor;
   *warp = prop.warpSize;
+  *sms = prop.multiProcessorCount;
   std::size_t i = 0;
   for (; i + 1 < name_len && prop.name[i]; ++i) name[i] = prop.name[i];
   if (name_len) name[i] = 0;
@@ -218,13 +220,16 @@ inline error_t stream_destroy(stream_t s) {
   return hipStreamDestroy(s);
 }
 /// Architecture as the device reports it: the number of gcnArchName ("gfx1100:..." -> 1100).
-/// The gfx number (gcnArchName "gfx1100" -> 1100), the wave size and the name
-/// of device dev, from one properties query.
-inline error_t device_arch(int dev, int* gfx, int* warp, char* name, std::size_t name_len) {
+/// The gfx number (gcnArchName "gfx1100" -> 1100), the wave size, the compute-unit count (WGPs x 2
+/// on RDNA, as multiProcessorCount reports them) and the name of device dev, from one properties
+/// query.
+inline error_t device_arch(int dev, int* gfx, int* warp, int* sms, char* name,
+                           std::size_t name_len) {
   hipDeviceProp_t prop{};
   error_t e = hipGetDeviceProperties(&prop, dev);
   if (e != success) return e;
   *warp = prop.warpSize;
+  *sms = prop.multiProcessorCount;
   int v = 0;
   const char* a = prop.gcnArchName;
   if (a[0] == 'g' && a[1] == 'f' && a[2] == 'x') {

@@ -40,6 +40,16 @@ struct ConvGemmParams : ConvDims {
   std::int64_t a_batch_stride, b_batch_stride, out_batch_stride;
 };
 
+/// The split-K engine kernel's parameters (conv_gemm_splitk; the plain kernel keeps its own
+/// block): grid layer blockIdx.z = s runs reduction steps [s * split_steps, (s + 1) *
+/// split_steps) (the last layer fewer) and writes its fp32 partial sums, through epi (f32, no
+/// bias, no activation, no residual), at the output index + s * split_stride; splitk_reduce adds
+/// the slices and applies the real epilogue.
+struct SplitGemmParams : ConvGemmParams {
+  int split_steps;
+  std::int64_t split_stride;
+};
+
 /// The engine's parameter block of a direct convolution with packed reduction layout `l`
 /// (operands, epilogue and n_blocks are the launcher's).
 inline ConvGemmParams make_conv_params(const Conv2dProblem& p, const ReductionLayout& l) {

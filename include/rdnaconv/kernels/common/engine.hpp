@@ -163,6 +163,226 @@ struct NoHook {
   RDNACONV_DEVICE void operator()(int, Acc&) const {}
 };
 
+/// The staged epilogue (issue 14 item 4): the accumulators go to shared memory first, then each
+/// thread writes runs of 8 consecutive outputs (NHWC: 8 filters of one pixel; NCHW: 8 pixels of
+/// one filter, along W) with 16-byte loads of z and 16-byte stores of y, instead of one 2-byte
+/// store per accumulator from the atom's scattered C map. Two forms, by what the tile's shared
+/// memory holds:
+///  - f32: the raw accumulators, [block_m][block_n + 8] for NHWC, [block_n][block_m + 4] for
+///    NCHW (+8 / +4: the C map's stores of one warp land in distinct banks), any epilogue
+///    (bias, residual, every activation, every output type) applied in the copy-out;
+///  - u16: the finished 16-bit outputs (a clamp epilogue applied and converted while staging),
+///    half the bytes, for tiles whose shared memory cannot hold the f32 form (the RDNA main
+///    tile's 40 KiB); launches with a residual, another activation or f32 output keep the
+///    direct stores there.
+template <TileConfig Cfg, LayoutKind OutL, class E>
+struct StagedOut {
+  static constexpr bool kNhwc = OutL == LayoutKind::nhwc;
+  static constexpr int kRows = kNhwc ? Cfg.block_m : Cfg.block_n;  ///< staged rows
+  static constexpr int kCols = kNhwc ? Cfg.block_n : Cfg.block_m;  ///< a row: one run of outputs
+  static constexpr int kLd = kCols + (sizeof(E) == 4 ? (kNhwc ? 8 : 4) : 8);
+  static constexpr int kBytes = kRows * kLd * int(sizeof(E));
+  static constexpr bool kFits = kBytes <= Cfg.lds_bytes();
+  /// Element offset of GEMM row `r`, filter column `c` (block-local).
+  RDNACONV_HD static constexpr int at(int r, int c) { return kNhwc ? r * kLd + c : c * kLd + r; }
+};
+
+/// The f32 form applies when it fits; the u16 form otherwise (clamp launches only).
+template <TileConfig Cfg, LayoutKind OutL>
+inline constexpr bool kStageF32 = StagedOut<Cfg, OutL, float>::kFits;
+template <TileConfig Cfg, LayoutKind OutL>
+inline constexpr bool kStageU16 = StagedOut<Cfg, OutL, std::uint16_t>::kFits;
+
+/// True when the atom's accumulators v and v+1 (v even) are adjacent filters of one GEMM row
+/// for every lane (mma.sync's C map): their f32 staging is one 8-byte store.
+template <class Atom>
+constexpr bool c_pairs() {
+  for (int lane = 0; lane < 32; ++lane)
+    for (int v = 0; v < 8; v += 2)
+      if (Atom::c_row(lane, v + 1) != Atom::c_row(lane, v) ||
+          Atom::c_col(lane, v + 1) != Atom::c_col(lane, v) + 1 || Atom::c_col(lane, v) % 2 != 0)
+        return false;
+  return true;
+}
+template <class Atom>
+inline constexpr bool kCPairs = c_pairs<Atom>();
+
+/// Writes this thread's accumulators into the staging tile (block-local coordinates), each as
+/// `f(filter, acc)`; the caller brackets it with barriers.
+template <TileConfig Cfg, class Atom, LayoutKind OutL, class E, int AM, int AN, class F>
+RDNACONV_DEVICE inline void stage_acc(const float (&acc)[AM][AN][8], E* st, int wm, int wn,
+                                      int lane, F&& f) {
+  using SO = StagedOut<Cfg, OutL, E>;
+#pragma unroll
+  for (int i = 0; i < AM; ++i)
+#pragma unroll
+    for (int j = 0; j < AN; ++j)
+#pragma unroll
+      for (int v = 0; v < 8; ++v) {
+        const int r = wm * Cfg.warp_m() + i * 16 + Atom::c_row(lane, v);
+        const int c = wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
+        if constexpr (sizeof(E) == 4 && SO::kNhwc && kCPairs<Atom>) {
+          if (v % 2 == 0)
+            *reinterpret_cast<float2*>(st + SO::at(r, c)) =
+                make_float2(f(c, acc[i][j][v]), f(c + 1, acc[i][j][v + 1]));
+        } else {
+          st[SO::at(r, c)] = f(c, acc[i][j][v]);
+        }
+      }
+}
+
+/// Loads 8 output-typed values (the residual z) at element i, 16-byte aligned.
+RDNACONV_DEVICE inline void load8(const void* p, DType t, std::int64_t i, float (&v)[8]) {
+  if (t == DType::f32) {
+    const float4 a = *reinterpret_cast<const float4*>(static_cast<const float*>(p) + i);
+    const float4 b = *reinterpret_cast<const float4*>(static_cast<const float*>(p) + i + 4);
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+  } else {
+    const uint4 w = *reinterpret_cast<const uint4*>(static_cast<const std::uint16_t*>(p) + i);
+    const std::uint32_t u[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const std::uint16_t b = std::uint16_t(u[e / 2] >> (16 * (e % 2)));
+      v[e] = t == DType::bf16 ? arch::bf16_to_float(b) : arch::f16_to_float(b);
+    }
+  }
+}
+
+/// Stores 8 values at element i of y in its type, 16-byte aligned (f32: two stores).
+RDNACONV_DEVICE inline void store8(void* p, DType t, std::int64_t i, const float (&v)[8]) {
+  if (t == DType::f32) {
+    float* y = static_cast<float*>(p) + i;
+    *reinterpret_cast<float4*>(y) = make_float4(v[0], v[1], v[2], v[3]);
+    *reinterpret_cast<float4*>(y + 4) = make_float4(v[4], v[5], v[6], v[7]);
+  } else {
+    std::uint32_t u[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const bool bf = t == DType::bf16;
+      const std::uint32_t lo = bf ? arch::float_to_bf16(v[2 * e]) : arch::float_to_f16(v[2 * e]);
+      const std::uint32_t hi =
+          bf ? arch::float_to_bf16(v[2 * e + 1]) : arch::float_to_f16(v[2 * e + 1]);
+      u[e] = lo | (hi << 16);
+    }
+    *reinterpret_cast<uint4*>(static_cast<std::uint16_t*>(p) + i) =
+        make_uint4(u[0], u[1], u[2], u[3]);
+  }
+}
+
+/// The staged epilogue of one block (see StagedOut). `vec`: the launch's outputs may be written
+/// in aligned runs of 8 (y and z 16-byte aligned; NHWC: K and the batch offset multiples of 8;
+/// NCHW: P*Q a multiple of 8, so that a run of 8 GEMM rows starting at a multiple of 8 stays in
+/// one image); runs that leave the tile's valid part, or any run when !vec, go element by
+/// element. Returns false (nothing written) when this form cannot serve the launch.
+template <TileConfig Cfg, class Atom, LayoutKind OutL, int AM, int AN>
+RDNACONV_DEVICE inline bool store_staged(const ConvGemmParams& pr, const float (&acc)[AM][AN][8],
+                                         std::uint16_t* smem, std::int64_t m_block, int n_block,
+                                         std::int64_t out_base, int wm, int wn, int lane, int tid) {
+  constexpr bool kF32 = kStageF32<Cfg, OutL>;
+  using E = std::conditional_t<kF32, float, std::uint16_t>;
+  using SO = StagedOut<Cfg, OutL, E>;
+  static_assert(SO::kFits, "no staged form fits this tile");
+  const EpilogueParams& e = pr.epi;
+  const bool clamp = epilogue_is_clamp(e);
+  if constexpr (!kF32) {
+    if (!clamp || e.out_type == DType::f32) return false;
+  }
+  const std::int64_t pq = std::int64_t(pr.p) * pr.q;
+  constexpr bool nhwc = SO::kNhwc;
+  const bool vec = (reinterpret_cast<std::uintptr_t>(e.y) % 16 == 0) &&
+                   (reinterpret_cast<std::uintptr_t>(e.z) % 16 == 0) &&
+                   (nhwc ? pr.k % 8 == 0 && out_base % 8 == 0 : pq % 8 == 0);
+  E* st = reinterpret_cast<E*>(smem);
+  __syncthreads();  // every warp's last reads of the pipeline's stages are done
+  if constexpr (kF32) {
+    stage_acc<Cfg, Atom, OutL>(acc, st, wm, wn, lane, [](int, float x) { return x; });
+  } else {
+    const ClampEpilogue f(e);
+    const bool bf = e.out_type == DType::bf16;
+    stage_acc<Cfg, Atom, OutL>(acc, st, wm, wn, lane, [&](int c, float x) {
+      const int ko = n_block + c;
+      const float v = f(ko < pr.k ? load_bias(e.bias, e.bias_type, ko) : 0.f, x);
+      return bf ? arch::float_to_bf16(v) : arch::float_to_f16(v);
+    });
+  }
+  __syncthreads();
+  const ClampEpilogue fc(e);
+  constexpr int kRuns = SO::kCols / 8;  // runs of 8 per staged row
+  for (int u = tid; u < SO::kRows * kRuns; u += Cfg.threads()) {
+    const int sr = u / kRuns, sc = (u % kRuns) * 8;      // staged row, first column of the run
+    const int r0 = nhwc ? sr : sc, c0 = nhwc ? sc : sr;  // GEMM row and filter, block-local
+    const std::int64_t m0 = m_block + r0;
+    const int k0 = n_block + c0;
+    if (m0 >= pr.m || k0 >= pr.k) continue;
+    // the run's first output; along the run, +1 per element
+    std::int64_t o0;
+    if constexpr (nhwc) {
+      o0 = out_base + m0 * pr.k + k0;
+    } else {
+      const std::int64_t img = m0 / pq;
+      o0 = (img * pr.k + k0) * pq + (m0 - img * pq);
+    }
+    const E* s = st + SO::at(r0, c0);  // the run is contiguous in the staged row
+    const bool whole = vec && (nhwc ? k0 + 8 <= pr.k : m0 + 8 <= pr.m);
+    if (whole) {
+      if constexpr (!kF32) {
+        *reinterpret_cast<uint4*>(static_cast<std::uint16_t*>(e.y) + o0) =
+            *reinterpret_cast<const uint4*>(s);
+      } else {
+        const float4 a = *reinterpret_cast<const float4*>(s);
+        const float4 b = *reinterpret_cast<const float4*>(s + 4);
+        float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+        float bias[8];
+        if constexpr (nhwc) {
+#pragma unroll
+          for (int q = 0; q < 8; ++q) bias[q] = load_bias(e.bias, e.bias_type, k0 + q);
+        } else {
+          const float b = load_bias(e.bias, e.bias_type, k0);  // one filter per NCHW run
+#pragma unroll
+          for (int q = 0; q < 8; ++q) bias[q] = b;
+        }
+        if (clamp) {
+#pragma unroll
+          for (int q = 0; q < 8; ++q) v[q] = fc(bias[q], v[q]);
+        } else {
+          float z[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+          if (e.z != nullptr) load8(e.z, e.z_type, o0, z);
+#pragma unroll
+          for (int q = 0; q < 8; ++q) {
+            float t = e.alpha * v[q] + bias[q];
+            if (e.z != nullptr) t += e.beta * z[q];
+            v[q] = activate(t, e.act);
+          }
+        }
+        store8(e.y, e.out_type, o0, v);
+      }
+      continue;
+    }
+    // element by element: the run's part inside the output (NHWC: filters < K; NCHW: rows < M,
+    // each at its own image's offset when P*Q is not a multiple of 8)
+    for (int q = 0; q < 8; ++q) {
+      const std::int64_t m = m0 + (nhwc ? 0 : q);
+      const int ko = k0 + (nhwc ? q : 0);
+      if (m >= pr.m || ko >= pr.k) break;
+      std::int64_t o;
+      if constexpr (nhwc) {
+        o = o0 + q;
+      } else {
+        const std::int64_t img = m / pq;
+        o = (img * pr.k + ko) * pq + (m - img * pq);
+      }
+      if constexpr (!kF32) {
+        static_cast<std::uint16_t*>(e.y)[o] = s[q];
+      } else {
+        const float x = s[q];
+        store_out(e.y, e.out_type, o,
+                  clamp ? fc(load_bias(e.bias, e.bias_type, ko), x) : epilogue_value(e, o, ko, x));
+      }
+    }
+  }
+  return true;
+}
+
 /// Issues step `ks`'s A and B tiles into one cp.async stage.
 template <TileConfig Cfg, class AIter, class BIter>
 RDNACONV_DEVICE inline void fetch_stage(AIter& a, BIter& b, int ks, std::uint16_t* stage) {
@@ -288,9 +508,11 @@ RDNACONV_DEVICE inline void mainloop(AIter& a, BIter& b, int nsteps, std::uint16
 #else
 #define RDNACONV_ENGINE_BOUNDS(c) __launch_bounds__(c.threads())
 #endif
-template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
-__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
-    conv_gemm(const RDNACONV_GRID_CONSTANT ConvGemmParams pr) {
+/// One block of the engine kernel: conv_gemm (kSplit false, P = ConvGemmParams) and
+/// conv_gemm_splitk (kSplit true, P = SplitGemmParams: this grid layer's share of the reduction
+/// steps, partial sums at the output index + the layer's slice offset) share it.
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL, bool kSplit, class P>
+RDNACONV_DEVICE RDNACONV_FORCEINLINE void conv_gemm_block(const P& pr) {
   constexpr TileConfig Cfg = Tiles::cfg;
   using Atom = arch::atom_t<AK, T>;
   using AIter = typename AIterTag::template iter<Tiles>;
@@ -321,14 +543,33 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
 #pragma unroll
       for (int v = 0; v < 8; ++v) acc[i][j][v] = 0.f;
 
-  engine::mainloop<Cfg, Atom>(a, b, pr.k_total / Cfg.block_k, smem, acc, wm, wn, lane,
-                              engine::NoHook{});
+  int nsteps = pr.k_total / Cfg.block_k;
+  std::int64_t split_base = 0;
+  if constexpr (kSplit) {  // this grid layer's share of the steps (the last may be shorter)
+    const int s0 = int(blockIdx.z) * pr.split_steps;
+    nsteps = nsteps - s0 < pr.split_steps ? nsteps - s0 : pr.split_steps;
+    a.skip(s0);
+    b.skip(s0);
+    split_base = std::int64_t(blockIdx.z) * pr.split_stride;
+  }
+  engine::mainloop<Cfg, Atom>(a, b, nsteps, smem, acc, wm, wn, lane, engine::NoHook{});
 
-  // Epilogue straight from the accumulators, through the atom's C map; `value(out, ko, acc)` is
-  // the epilogue of one output. Two copies of the loop: the common case (no residual, a clamp
+  const std::int64_t out_base = batch * pr.out_batch_stride;
+  if constexpr (!kSplit && engine::kStageF32<Cfg, OutL>) {
+    engine::store_staged<Cfg, Atom, OutL>(pr, acc, smem, m_block, n_block, out_base, wm, wn, lane,
+                                          tid);
+    return;
+  } else if constexpr (!kSplit && engine::kStageU16<Cfg, OutL>) {
+    if (engine::store_staged<Cfg, Atom, OutL>(pr, acc, smem, m_block, n_block, out_base, wm, wn,
+                                              lane, tid))
+      return;
+  }
+  // Direct epilogue (the split kernel's partial sums; tiles whose shared memory holds no staged
+  // form; u16-staged tiles on launches with a residual, another activation or f32 output):
+  // straight from the accumulators through the atom's C map; `value(out, ko, acc)` is the
+  // epilogue of one output. Two copies of the loop: the common case (no residual, a clamp
   // activation) and the general one, chosen once per launch.
   const std::int64_t pq = std::int64_t(pr.p) * pr.q;
-  const std::int64_t out_base = batch * pr.out_batch_stride;
   const auto store_tile = [&](const auto& value) {
 #pragma unroll
     for (int i = 0; i < AM; ++i) {
@@ -345,8 +586,9 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
         for (int j = 0; j < AN; ++j) {
           const int ko = n_block + wn * Cfg.warp_n() + j * 16 + Atom::c_col(lane, v);
           if (ko >= pr.k) continue;
-          const std::int64_t out =
+          std::int64_t out =
               OutL == LayoutKind::nhwc ? out_base + m * pr.k + ko : (img * pr.k + ko) * pq + rem;
+          if constexpr (kSplit) out += split_base;
           store_out(pr.epi.y, pr.epi.out_type, out, value(out, ko, acc[i][j][v]));
         }
       }
@@ -361,6 +603,20 @@ __global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
     store_tile(
         [&](std::int64_t out, int ko, float x) { return epilogue_value(pr.epi, out, ko, x); });
   }
+}
+
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
+    conv_gemm(const RDNACONV_GRID_CONSTANT ConvGemmParams pr) {
+  conv_gemm_block<Tiles, T, AK, AIterTag, OutL, false>(pr);
+}
+
+/// Split-K (Conv2dOptions::split_k, or the router's rule for small grids): the same block over a
+/// share of the reduction, fp32 partial sums into the workspace; splitk_reduce finishes.
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+__global__ void RDNACONV_ENGINE_BOUNDS(Tiles::cfg)
+    conv_gemm_splitk(const RDNACONV_GRID_CONSTANT SplitGemmParams pr) {
+  conv_gemm_block<Tiles, T, AK, AIterTag, OutL, true>(pr);
 }
 
 /// Host launcher of one engine configuration; `batches` > 1 for Winograd's 36 slices.
@@ -384,6 +640,52 @@ inline rt::error_t launch_conv_gemm(ConvGemmParams pr, int batches, rt::stream_t
       return e;
   }
   kernel<<<dim3(unsigned(blocks), unsigned(batches)), Cfg.threads(), Cfg.lds_bytes(), stream>>>(pr);
+  return rt::get_last_error();
+}
+
+/// Host launcher of the split-K engine kernel: ceil(steps / split_steps) grid layers.
+template <class Tiles, DType T, AtomKind AK, class AIterTag, LayoutKind OutL>
+inline rt::error_t launch_conv_gemm_splitk(SplitGemmParams pr, rt::stream_t stream) {
+  constexpr TileConfig Cfg = Tiles::cfg;
+  const std::int64_t mb = ceil_div(pr.m, Cfg.block_m);
+  pr.n_blocks = int(ceil_div(pr.k, Cfg.block_n));
+  const std::int64_t blocks = mb * pr.n_blocks;
+  const std::int64_t splits = ceil_div(pr.k_total / Cfg.block_k, pr.split_steps);
+  if (blocks > INT_MAX || pr.split_steps <= 0 || splits > 65535) return rt::invalid_value;
+  detail::note_launch([&] { return "conv_gemm_splitk<" + AIterTag::name() + ">"; });
+  detail::note_tile(Cfg);
+  auto* kernel = &conv_gemm_splitk<Tiles, T, AK, AIterTag, OutL>;
+  if constexpr (Cfg.lds_bytes() > 48 * 1024) {
+    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, Cfg.lds_bytes()); e != rt::success)
+      return e;
+  }
+  kernel<<<dim3(unsigned(blocks), 1u, unsigned(splits)), Cfg.threads(), Cfg.lds_bytes(), stream>>>(
+      pr);
+  return rt::get_last_error();
+}
+
+/// Split-K's second kernel: y[i] = epilogue(sum over s of part[s * stride + i]) for every output
+/// index i of the layout, the slices added in order s = 0, 1, ... (deterministic); k is i's
+/// filter (NHWC: i % K; NCHW: (i / PQ) % K). Template only for vague linkage.
+template <int = 0>
+__global__ void splitk_reduce(const float* __restrict__ part, int splits, std::int64_t stride,
+                              EpilogueParams epi, int k, std::int64_t pq, bool nhwc) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < stride;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    float acc = 0.f;
+    for (int s = 0; s < splits; ++s) acc += part[s * stride + i];
+    const std::int64_t ko = nhwc ? i % k : (i / pq) % k;
+    store_out(epi.y, epi.out_type, i, epilogue_value(epi, i, ko, acc));
+  }
+}
+
+inline rt::error_t launch_splitk_reduce(const float* part, int splits, std::int64_t stride,
+                                        const EpilogueParams& epi, int k, std::int64_t pq,
+                                        LayoutKind out_layout, rt::stream_t stream) {
+  detail::note_launch([] { return std::string("splitk_reduce"); });
+  const std::int64_t blocks = (stride + 255) / 256;
+  splitk_reduce<><<<unsigned(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
+      part, splits, stride, epi, k, pq, out_layout == LayoutKind::nhwc);
   return rt::get_last_error();
 }
 

@@ -97,6 +97,11 @@ struct DenseIter : VectorMap<Tiles, Rows, true> {
     }
   }
   RDNACONV_DEVICE void step(int ks) { kofs = ks * Map::C.block_k; }
+  /// Starts the reduction `n` steps in (split-K): the next step(0) reads step n.
+  RDNACONV_DEVICE void skip(int n) {
+#pragma unroll
+    for (int i = 0; i < IT; ++i) row_ptr[i] += n * Map::C.block_k;
+  }
   RDNACONV_DEVICE bool vec(int i, const std::uint16_t*& src, bool& live) const {
     src = row_ptr[i] + kofs;
     live = row_ok[i];
@@ -149,6 +154,11 @@ struct GeneralIterTag {
         v_rs[i] = k0 / p.c_pad;
         v_ci[i] = k0 - v_rs[i] * p.c_pad;
       }
+    }
+    /// Starts the reduction `n` steps in (split-K): the state of step n, as n steps in order
+    /// leave it; the next step(0) keeps it.
+    RDNACONV_DEVICE void skip(int n) {
+      for (int s = 0; s < n; ++s) step(1);
     }
     /// Steps come in order: the (tap, channel) of each vector advances by block_k.
     RDNACONV_DEVICE void step(int ks) {
@@ -253,6 +263,11 @@ struct TapIterTag {
           pix[i] = (o[i].img * pr.c_pad * hw) + sp * BK;
         if constexpr (IL != InLayout::nchw) ptr[i] = pr.x + pix[i] + this->kv(i) * 8;  // channel 0
       }
+    }
+    /// Starts the reduction `n` steps in (split-K): the state of step n, as n steps in order
+    /// leave it; the next step(0) keeps it.
+    RDNACONV_DEVICE void skip(int n) {
+      for (int s = 0; s < n; ++s) step(1);
     }
     /// Steps come in order 0, 1, 2, ... (both pipelines): advance by counters, no division.
     RDNACONV_DEVICE void step(int ks) {

@@ -52,6 +52,25 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   g.epi = r.epi;
   g.vec_x =
       L == LayoutKind::nhwc && p.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
+  if (r.d.split_steps > 0) {
+    // Split-K (PlanDesc::split_k; forced only, on the family's main tile): fp32 partial sums,
+    // one output-shaped slice per grid layer, after the family's own workspace; then
+    // splitk_reduce adds them in order and applies the call's epilogue.
+    SplitGemmParams sg{};
+    static_cast<ConvGemmParams&>(sg) = g;
+    auto* part = reinterpret_cast<float*>(r.workspace + r.d.split_offset);
+    sg.split_steps = r.d.split_steps;
+    sg.split_stride = p.y_elems();
+    sg.epi = EpilogueParams{};
+    sg.epi.y = part;
+    sg.epi.out_type = DType::f32;
+    if (rt::error_t e =
+            launch_conv_gemm_splitk<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(sg, r.stream);
+        e != rt::success)
+      return e;
+    return launch_splitk_reduce(part, r.d.split_k, p.y_elems(), r.epi, int(p.k), p.p() * p.q(), L,
+                                r.stream);
+  }
   if (r.d.tile == TileKind::thin)
     return launch_conv_gemm<tile_tag<F, TileKind::thin>, T, A, IterTag, L>(g, 1, r.stream);
   return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);

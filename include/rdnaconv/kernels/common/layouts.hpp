@@ -63,6 +63,11 @@ struct DirectFamilySizes {
   static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchClass) {
     return 0;
   }
+  /// Reduction steps of block_k (the thin row shares the main row's block_k): what split-K
+  /// divides.
+  static constexpr std::int64_t k_steps(const Conv2dProblem& p, ArchClass f) {
+    return layout(p, f).k_total / tile_of(f, TK).block_k;
+  }
 };
 
 }  // namespace rdnaconv::kernels

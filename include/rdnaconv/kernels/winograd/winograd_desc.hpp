@@ -81,6 +81,8 @@ struct WinogradFamily {
   static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchClass f) {
     return winograd_layout(p, l, block_k(f)).workspace;
   }
+  /// No split-K: the 36 products are already 36 grid layers over a short reduction.
+  static constexpr std::int64_t k_steps(const Conv2dProblem&, ArchClass) { return 0; }
 };
 
 /// The fused variant: same eligibility, the same packed U; its workspace has no M.
@@ -106,6 +108,7 @@ struct WinogradFusedFamily {
   static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind l, ArchClass f) {
     return winograd_layout(p, l, WinogradFamily::block_k(f), false).workspace;
   }
+  static constexpr std::int64_t k_steps(const Conv2dProblem&, ArchClass) { return 0; }
 };
 
 }  // namespace rdnaconv::kernels
