@@ -53,7 +53,8 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   g.vec_x =
       L == LayoutKind::nhwc && p.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
   if (r.d.split_steps > 0) {
-    // Split-K (PlanDesc::split_k; forced only, on the family's main tile): fp32 partial sums,
+    // Split-K (PlanDesc::split_k: forced, or the router's small-grid rule; on the family's main
+    // tile): fp32 partial sums,
     // one output-shaped slice per grid layer, after the family's own workspace; then
     // splitk_reduce adds them in order and applies the call's epilogue.
     SplitGemmParams sg{};
