@@ -231,49 +231,105 @@ RDNACONV_DEVICE inline void stage_acc(const float (&acc)[AM][AN][8], E* st, int 
       }
 }
 
-/// Loads 8 output-typed values (the residual z) at element i, 16-byte aligned.
+/// Loads 8 output-typed values (the residual z) at elements i..i+7, with the widest loads their
+/// address allows (16, 8, 4 bytes or one element each).
 RDNACONV_DEVICE inline void load8(const void* p, DType t, std::int64_t i, float (&v)[8]) {
   if (t == DType::f32) {
-    const float4 a = *reinterpret_cast<const float4*>(static_cast<const float*>(p) + i);
-    const float4 b = *reinterpret_cast<const float4*>(static_cast<const float*>(p) + i + 4);
-    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-  } else {
-    const uint4 w = *reinterpret_cast<const uint4*>(static_cast<const std::uint16_t*>(p) + i);
+    const float* z = static_cast<const float*>(p) + i;
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(z);
+    if (a % 16 == 0) {
+      const float4 x = *reinterpret_cast<const float4*>(z);
+      const float4 y = *reinterpret_cast<const float4*>(z + 4);
+      v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w, v[4] = y.x, v[5] = y.y, v[6] = y.z,
+      v[7] = y.w;
+    } else if (a % 8 == 0) {
+#pragma unroll
+      for (int q = 0; q < 8; q += 2) {
+        const float2 x = *reinterpret_cast<const float2*>(z + q);
+        v[q] = x.x, v[q + 1] = x.y;
+      }
+    } else {
+#pragma unroll
+      for (int q = 0; q < 8; ++q) v[q] = z[q];
+    }
+    return;
+  }
+  const std::uint16_t* z = static_cast<const std::uint16_t*>(p) + i;
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(z);
+  std::uint16_t b[8];
+  if (a % 16 == 0) {
+    const uint4 w = *reinterpret_cast<const uint4*>(z);
     const std::uint32_t u[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
-    for (int e = 0; e < 8; ++e) {
-      const std::uint16_t b = std::uint16_t(u[e / 2] >> (16 * (e % 2)));
-      v[e] = t == DType::bf16 ? arch::bf16_to_float(b) : arch::f16_to_float(b);
+    for (int q = 0; q < 8; ++q) b[q] = std::uint16_t(u[q / 2] >> (16 * (q % 2)));
+  } else if (a % 4 == 0) {
+#pragma unroll
+    for (int q = 0; q < 8; q += 2) {
+      const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(z + q);
+      b[q] = std::uint16_t(w), b[q + 1] = std::uint16_t(w >> 16);
     }
+  } else {
+#pragma unroll
+    for (int q = 0; q < 8; ++q) b[q] = z[q];
+  }
+#pragma unroll
+  for (int q = 0; q < 8; ++q)
+    v[q] = t == DType::bf16 ? arch::bf16_to_float(b[q]) : arch::f16_to_float(b[q]);
+}
+
+/// Stores 8 16-bit words at y + i.. with the widest stores their address allows.
+RDNACONV_DEVICE inline void store8_bits(std::uint16_t* y, const std::uint32_t (&u)[4]) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(y);
+  if (a % 16 == 0) {
+    *reinterpret_cast<uint4*>(y) = make_uint4(u[0], u[1], u[2], u[3]);
+  } else if (a % 8 == 0) {
+    *reinterpret_cast<uint2*>(y) = make_uint2(u[0], u[1]);
+    *reinterpret_cast<uint2*>(y + 4) = make_uint2(u[2], u[3]);
+  } else if (a % 4 == 0) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) *reinterpret_cast<std::uint32_t*>(y + 2 * q) = u[q];
+  } else {
+#pragma unroll
+    for (int q = 0; q < 8; ++q) y[q] = std::uint16_t(u[q / 2] >> (16 * (q % 2)));
   }
 }
 
-/// Stores 8 values at element i of y in its type, 16-byte aligned (f32: two stores).
+/// Stores 8 values at elements i..i+7 of y in its type, with the widest stores their address
+/// allows.
 RDNACONV_DEVICE inline void store8(void* p, DType t, std::int64_t i, const float (&v)[8]) {
   if (t == DType::f32) {
     float* y = static_cast<float*>(p) + i;
-    *reinterpret_cast<float4*>(y) = make_float4(v[0], v[1], v[2], v[3]);
-    *reinterpret_cast<float4*>(y + 4) = make_float4(v[4], v[5], v[6], v[7]);
-  } else {
-    std::uint32_t u[4];
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(y);
+    if (a % 16 == 0) {
+      *reinterpret_cast<float4*>(y) = make_float4(v[0], v[1], v[2], v[3]);
+      *reinterpret_cast<float4*>(y + 4) = make_float4(v[4], v[5], v[6], v[7]);
+    } else if (a % 8 == 0) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const bool bf = t == DType::bf16;
-      const std::uint32_t lo = bf ? arch::float_to_bf16(v[2 * e]) : arch::float_to_f16(v[2 * e]);
-      const std::uint32_t hi =
-          bf ? arch::float_to_bf16(v[2 * e + 1]) : arch::float_to_f16(v[2 * e + 1]);
-      u[e] = lo | (hi << 16);
+      for (int q = 0; q < 8; q += 2)
+        *reinterpret_cast<float2*>(y + q) = make_float2(v[q], v[q + 1]);
+    } else {
+#pragma unroll
+      for (int q = 0; q < 8; ++q) y[q] = v[q];
     }
-    *reinterpret_cast<uint4*>(static_cast<std::uint16_t*>(p) + i) =
-        make_uint4(u[0], u[1], u[2], u[3]);
+    return;
   }
+  std::uint32_t u[4];
+  const bool bf = t == DType::bf16;
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const std::uint32_t lo = bf ? arch::float_to_bf16(v[2 * e]) : arch::float_to_f16(v[2 * e]);
+    const std::uint32_t hi =
+        bf ? arch::float_to_bf16(v[2 * e + 1]) : arch::float_to_f16(v[2 * e + 1]);
+    u[e] = lo | (hi << 16);
+  }
+  store8_bits(static_cast<std::uint16_t*>(p) + i, u);
 }
 
-/// The staged epilogue of one block (see StagedOut). `vec`: the launch's outputs may be written
-/// in aligned runs of 8 (y and z 16-byte aligned; NHWC: K and the batch offset multiples of 8;
-/// NCHW: P*Q a multiple of 8, so that a run of 8 GEMM rows starting at a multiple of 8 stays in
-/// one image); runs that leave the tile's valid part, or any run when !vec, go element by
-/// element. Returns false (nothing written) when this form cannot serve the launch.
+/// The staged epilogue of one block (see StagedOut). A run of 8 whose outputs are consecutive in
+/// y (NHWC: inside K; NCHW: inside M and one image) is written with the widest loads and stores
+/// its address allows (16 bytes where y, z, K or P*Q allow it; 8 or 4 otherwise, e.g. P*Q = 196
+/// or 49); other runs go element by element, the NCHW image index computed once per run and
+/// stepped. Returns false (nothing written) when this form cannot serve the launch.
 template <TileConfig Cfg, class Atom, LayoutKind OutL, int AM, int AN>
 RDNACONV_DEVICE inline bool store_staged(const ConvGemmParams& pr, const float (&acc)[AM][AN][8],
                                          std::uint16_t* smem, std::int64_t m_block, int n_block,
@@ -289,9 +345,6 @@ RDNACONV_DEVICE inline bool store_staged(const ConvGemmParams& pr, const float (
   }
   const std::int64_t pq = std::int64_t(pr.p) * pr.q;
   constexpr bool nhwc = SO::kNhwc;
-  const bool vec = (reinterpret_cast<std::uintptr_t>(e.y) % 16 == 0) &&
-                   (reinterpret_cast<std::uintptr_t>(e.z) % 16 == 0) &&
-                   (nhwc ? pr.k % 8 == 0 && out_base % 8 == 0 : pq % 8 == 0);
   E* st = reinterpret_cast<E*>(smem);
   __syncthreads();  // every warp's last reads of the pipeline's stages are done
   if constexpr (kF32) {
@@ -315,19 +368,23 @@ RDNACONV_DEVICE inline bool store_staged(const ConvGemmParams& pr, const float (
     const int k0 = n_block + c0;
     if (m0 >= pr.m || k0 >= pr.k) continue;
     // the run's first output; along the run, +1 per element
-    std::int64_t o0;
+    std::int64_t o0, img = 0, rem = 0;
     if constexpr (nhwc) {
       o0 = out_base + m0 * pr.k + k0;
     } else {
-      const std::int64_t img = m0 / pq;
-      o0 = (img * pr.k + k0) * pq + (m0 - img * pq);
+      img = m0 / pq;  // once per run
+      rem = m0 - img * pq;
+      o0 = (img * pr.k + k0) * pq + rem;
     }
     const E* s = st + SO::at(r0, c0);  // the run is contiguous in the staged row
-    const bool whole = vec && (nhwc ? k0 + 8 <= pr.k : m0 + 8 <= pr.m);
-    if (whole) {
+    // the run's 8 outputs are consecutive in y: NHWC inside K, NCHW inside M and one image; then
+    // stored with the widest stores the address allows (16 bytes where y, K or P*Q allow)
+    const bool contiguous = nhwc ? k0 + 8 <= pr.k : m0 + 8 <= pr.m && rem + 8 <= pq;
+    if (contiguous) {
       if constexpr (!kF32) {
-        *reinterpret_cast<uint4*>(static_cast<std::uint16_t*>(e.y) + o0) =
-            *reinterpret_cast<const uint4*>(s);
+        const uint4 w = *reinterpret_cast<const uint4*>(s);
+        const std::uint32_t u[4] = {w.x, w.y, w.z, w.w};
+        store8_bits(static_cast<std::uint16_t*>(e.y) + o0, u);
       } else {
         const float4 a = *reinterpret_cast<const float4*>(s);
         const float4 b = *reinterpret_cast<const float4*>(s + 4);
@@ -359,17 +416,19 @@ RDNACONV_DEVICE inline bool store_staged(const ConvGemmParams& pr, const float (
       continue;
     }
     // element by element: the run's part inside the output (NHWC: filters < K; NCHW: rows < M,
-    // each at its own image's offset when P*Q is not a multiple of 8)
-    for (int q = 0; q < 8; ++q) {
+    // the image's plane changing where the run crosses into the next image)
+    std::int64_t o = o0;
+    for (int q = 0; q < 8; ++q, ++o) {
       const std::int64_t m = m0 + (nhwc ? 0 : q);
       const int ko = k0 + (nhwc ? q : 0);
       if (m >= pr.m || ko >= pr.k) break;
-      std::int64_t o;
-      if constexpr (nhwc) {
-        o = o0 + q;
-      } else {
-        const std::int64_t img = m / pq;
-        o = (img * pr.k + ko) * pq + (m - img * pq);
+      if constexpr (!nhwc) {
+        if (rem == pq) {  // the next image: its plane of filter k0
+          ++img;
+          rem = 0;
+          o = (img * pr.k + k0) * pq;
+        }
+        ++rem;
       }
       if constexpr (!kF32) {
         static_cast<std::uint16_t*>(e.y)[o] = s[q];
