@@ -358,7 +358,7 @@ TEST(Hopper, GeometryRulesAndPlans) {
   EXPECT_NE(text.find("kernels=[hopper_tma_conv<nhwc>]"), std::string::npos) << text;
   EXPECT_NE(text.find("tile=128x256x32 wgmma, TMA, warp-specialized"), std::string::npos) << text;
   EXPECT_NE(text.find("output box 1x4x32"), std::string::npos) << text;  // 20x20: 32 x 4, 1 image
-  EXPECT_NE(text.find("[not device-tested]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not device-tested"), std::string::npos) << text;
   // off the sm90 table: refused, naming the table
   for (AtomKind a : {AtomKind::native, AtomKind::gfx11}) {
     const DeviceInfo dev = a == AtomKind::native ? make_device_info(false, 80, 32, 108) : h;
@@ -369,11 +369,27 @@ TEST(Hopper, GeometryRulesAndPlans) {
         std::string::npos)
         << s.message();
   }
-  // the router never picks it
+  // the sm90 router: the big NHWC 3x3 layers (K, C >= 256, >= 128x128 output pixels), not
+  // the small ones, not 1x1, not NCHW, not on sm80
   o.method = Method::automatic;
-  for (const Conv2dProblem& q : {p, make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1),
-                                 make_problem(32, 1024, 14, 14, 256, 1, 1, 1, 0)}) {
-    ASSERT_TRUE(make_plan_desc(d, q, DType::bf16, LayoutKind::nhwc, o, h).ok());
-    EXPECT_NE(d.method, Method::hopper_tma);
+  const Conv2dProblem big = make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1);
+  ASSERT_TRUE(make_plan_desc(d, big, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_EQ(d.method, Method::hopper_tma) << d.reason;
+  EXPECT_NE(d.reason.find("hopper_min_pixels"), std::string::npos) << d.reason;
+  ASSERT_TRUE(make_plan_desc(d, big, DType::f16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_EQ(d.method, Method::hopper_tma) << d.reason;
+  struct Off {
+    Conv2dProblem q;
+    LayoutKind l;
+    DeviceInfo dev;
+  };
+  for (const Off& c : {Off{p, LayoutKind::nhwc, h},  // C = 40
+                       Off{make_problem(1, 512, 64, 64, 512, 3, 3, 1, 1), LayoutKind::nhwc, h},
+                       Off{make_problem(1, 512, 128, 128, 128, 3, 3, 1, 1), LayoutKind::nhwc, h},
+                       Off{make_problem(32, 1024, 14, 14, 256, 1, 1, 1, 0), LayoutKind::nhwc, h},
+                       Off{big, LayoutKind::nchw, h},
+                       Off{big, LayoutKind::nhwc, make_device_info(false, 80, 32, 108)}}) {
+    ASSERT_TRUE(make_plan_desc(d, c.q, DType::bf16, c.l, o, c.dev).ok());
+    EXPECT_NE(d.method, Method::hopper_tma) << describe_plan(d);
   }
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file hopper_desc.hpp Host-side description of the Hopper family (issue 15): NHWC
 /// convolutions on a warp-specialized wgmma main loop fed by the tensor-memory accelerator
-/// (TMA). No runtime headers. The kernel and its notes: hopper_tma.hpp, README.md here.
+/// (TMA). No runtime headers. The kernel and its notes: hopper_tma.hpp, README.md here. The sm90
+/// router picks it for the large NHWC 3x3 layers where it measured faster (router.hpp).
 ///
 /// One block computes 128 output pixels x BN filters. The 128 pixels are a box of the output,
 /// bni images x bh rows x bw columns (powers of two, bw * bh * bni = 128), so that each
@@ -99,8 +100,6 @@ struct HopperTmaFamily {
            std::to_string(g.bni) + "x" + std::to_string(g.bh) + "x" + std::to_string(g.bw) +
            " (images x rows x columns)";
   }
-  /// Forced only, and says so, until the device suite has run it (landing rule (c)).
-  static constexpr const char* caveat() { return "not device-tested"; }
 };
 
 }  // namespace rdnaconv::kernels

@@ -269,6 +269,11 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
   const ReductionLayout l = tap_layout(p, 32);
   if (g.blocks() > INT_MAX) return rt::invalid_value;
   detail::note_launch([] { return std::string("hopper_tma_conv<nhwc>"); });
+  struct Tile {  // the launch log's tile: what describe() prints (HopperTmaFamily::tile_str)
+    const Conv2dProblem& p;
+    std::string str() const { return HopperTmaFamily::tile_str(p); }
+  };
+  detail::note_tile(Tile{p});
   CUtensorMap ta{}, tb{};
   {
     const cuuint64_t dims[4] = {cuuint64_t(p.c), cuuint64_t(p.w), cuuint64_t(p.h), cuuint64_t(p.n)};
