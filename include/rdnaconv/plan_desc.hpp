@@ -136,6 +136,12 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
     }
   }
   const MethodInfo* mi = find_method(d.method);
+  if (!mi->runs_on(d.tiles))
+    return {StatusCode::method_not_applicable,
+            std::string("rdnaconv: forced method ") + to_string(d.method) +
+                " does not run on the " + to_string(d.tiles) +
+                " tile table (hopper_tma: sm90 only, i.e. a Hopper GPU, a build with sm_90a and "
+                "the native atom)"};
   // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
   d.tile = mi->tile_for(p, d.tiles);
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
@@ -202,9 +208,15 @@ inline std::string plan_kernels(const PlanDesc& d) {
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
 inline std::string describe_plan(const PlanDesc& d) {
   const kernels::TileConfig t = kernels::tile_of(d.tiles, d.tile);
+  const MethodInfo* mi = find_method(d.method);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  s += " tile=" + t.str() + (t.async_copy() ? " (cp.async)" : " (register-staged)");
+  const std::string own = mi ? mi->tile_str(d.problem) : std::string();
+  if (!own.empty())
+    s += " tile=" + own;
+  else
+    s += " tile=" + t.str() + (t.async_copy() ? " (cp.async)" : " (register-staged)");
+  if (mi && *mi->caveat) s += std::string(" [") + mi->caveat + "]";
   s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
   s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) +
        " out=" + to_string(d.out_type());
