@@ -190,15 +190,17 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
     const float4 x1 = *reinterpret_cast<const float4*>(sv + 4);
     float v[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
     if (vec && ko + 8 <= pr.k) {
+      float bias[8];
+      engine::load_bias8(e.bias, e.bias_type, ko, bias);
       if (clamp) {
 #pragma unroll
-        for (int i = 0; i < 8; ++i) v[i] = fc(load_bias(e.bias, e.bias_type, ko + i), v[i]);
+        for (int i = 0; i < 8; ++i) v[i] = fc(bias[i], v[i]);
       } else {
         float z[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
         if (e.z != nullptr) engine::load8(e.z, e.z_type, o0, z);
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
-          float t8 = e.alpha * v[i] + load_bias(e.bias, e.bias_type, ko + i);
+          float t8 = e.alpha * v[i] + bias[i];
           if (e.z != nullptr) t8 += e.beta * z[i];
           v[i] = activate(t8, e.act);
         }
