@@ -41,6 +41,12 @@ struct RouterThresholds {
   int split_min_steps;  ///< block_k steps each part keeps at least
   int split_min_total_steps;
   double split_min_steps_per_block;
+  /// NCHW 1x1 plans (gemm1x1 gathering NCHW, the loop furthest from its ceiling) split earlier:
+  /// when the grid fills at most half the multiprocessors and the reduction has at least
+  /// split_nchw1x1_min_total_steps steps, into S = min(split_max_parts, SMs / blocks, steps /
+  /// split_nchw1x1_min_steps) parts. 0: no such rule (the general one above applies).
+  int split_nchw1x1_min_total_steps = 0;
+  int split_nchw1x1_min_steps = 0;
   /// Hopper's TMA family (hopper_tma, sm90 only) for NHWC 3x3 layers with K >= hopper_min_k,
   /// C >= hopper_min_c and at least hopper_min_pixels output pixels (N * P * Q); kNoLimit (the
   /// default): never.
@@ -77,6 +83,12 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
       // 64x64 outputs (0.85-0.95x), with K = 128 (its 128-wide tile: 0.78-0.93x), on 1x1 layers
       // (0.71-0.84x) and on every ResNet-50 layer at batch 32 (0.50-0.95x).
       RouterThresholds t = router_thresholds(ArchClass::sm80);
+      // NCHW split-K sweep, H100, 2026-12-06 (fourth session, docs/ROUTER.md "Split-K"): every
+      // NCHW 1x1 layer of ResNet-50 at N1 / N8 with <= 64 blocks and >= 8 steps gained with
+      // parts of >= 2 steps (1.01-2.28x; 16 blocks x 16 steps: 1.55-1.80x); 98-104 blocks
+      // and 4-step reductions lost (0.38-0.93x)
+      t.split_nchw1x1_min_total_steps = 8;
+      t.split_nchw1x1_min_steps = 2;
       t.hopper_min_k = 256;
       t.hopper_min_c = 256;
       t.hopper_min_pixels = 128 * 128;
