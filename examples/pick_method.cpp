@@ -27,6 +27,11 @@ int main() {
     Conv2dOptions o;
     o.method = m;
     Plan<fp16_t, NHWC> plan;
+    if (const Status s = Plan<fp16_t, NHWC>::create(plan, p, o);
+        s.code() == StatusCode::method_not_applicable) {
+      std::printf("%-15s %s\n", to_string(m), s.message().c_str());  // e.g. hopper_tma off Hopper
+      continue;
+    }
     CHECK_OK((Plan<fp16_t, NHWC>::create(plan, p, o)));
     void *packed = nullptr, *work = nullptr;
     CHECK_RT(rt::malloc(&packed, plan.packed_weight_bytes()));

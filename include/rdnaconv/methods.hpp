@@ -13,6 +13,7 @@
 #include "rdnaconv/kernels/conv3x3/conv3x3_desc.hpp"
 #include "rdnaconv/kernels/gemm1x1/gemm1x1_desc.hpp"
 #include "rdnaconv/kernels/general/general_desc.hpp"
+#include "rdnaconv/kernels/hopper/hopper_desc.hpp"
 #include "rdnaconv/kernels/winograd/winograd_desc.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
@@ -37,6 +38,14 @@ struct MethodInfo {
   /// The engine's reduction steps of block_k on this tile table (the direct families, which
   /// can split them: Conv2dOptions::split_k); 0 for the families that cannot split.
   std::int64_t (*k_steps)(const Conv2dProblem&, ArchClass);
+  /// The tile tables it runs on (a family without `runs_on` runs on all of them).
+  bool (*runs_on)(ArchClass);
+  /// Its tile as describe() prints it, where it is not an engine tile row (empty: the row's
+  /// TileConfig::str()).
+  std::string (*tile_str)(const Conv2dProblem&);
+  /// What describe() adds about its testing ("not device-tested" until the device suite has
+  /// run it; empty otherwise).
+  const char* caveat;
 };
 
 namespace detail {
@@ -53,7 +62,25 @@ constexpr MethodInfo method_row() {
       [](LayoutKind l) { return F::kernel_names(l); },
       [](const Conv2dProblem& p, ArchClass f) { return F::packed_weight_bytes(p, f); },
       [](const Conv2dProblem& p, LayoutKind l, ArchClass f) { return F::workspace_bytes(p, l, f); },
-      [](const Conv2dProblem& p, ArchClass f) { return F::k_steps(p, f); }};
+      [](const Conv2dProblem& p, ArchClass f) { return F::k_steps(p, f); },
+      [](ArchClass f) {
+        if constexpr (requires { F::runs_on(f); })
+          return F::runs_on(f);
+        else
+          return true;
+      },
+      [](const Conv2dProblem& p) {
+        if constexpr (requires { F::tile_str(p); })
+          return F::tile_str(p);
+        else
+          return std::string();
+      },
+      [] {
+        if constexpr (requires { F::caveat(); })
+          return F::caveat();
+        else
+          return "";
+      }()};
 }
 }  // namespace detail
 
@@ -74,9 +101,10 @@ struct FamilyList {
 /// The registry: every family and variant, one entry each. The plan finds its method's family
 /// here and calls its launcher (kernels/launchers.hpp); the tests, the check CLI and the
 /// benchmark iterate over kMethods.
-using Families = FamilyList<kernels::GeneralFamily, kernels::Gemm1x1Family, kernels::Nhwc3x3Family,
-                            kernels::CBlocked3x3Family, kernels::Nchw3x3Family,
-                            kernels::WinogradFamily, kernels::WinogradFusedFamily>;
+using Families =
+    FamilyList<kernels::GeneralFamily, kernels::Gemm1x1Family, kernels::Nhwc3x3Family,
+               kernels::CBlocked3x3Family, kernels::Nchw3x3Family, kernels::WinogradFamily,
+               kernels::WinogradFusedFamily, kernels::HopperTmaFamily>;
 
 inline constexpr std::array<MethodInfo, Families::size> kMethods = Families::rows();
 

@@ -79,11 +79,20 @@ inline std::int64_t main_tile_blocks(const Conv2dProblem& p, const MethodInfo& m
 /// plan runs another tile, e.g. the thin one; the device's multiprocessor count unknown; the
 /// table says never).
 inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::TileKind tile,
-                        ArchClass tiles, const RouterThresholds& t, int sms) {
+                        ArchClass tiles, const RouterThresholds& t, int sms,
+                        LayoutKind layout = LayoutKind::nhwc) {
   if (t.split_max_parts < 2 || sms <= 0 || tile != mi.tile_kind) return 1;
   const std::int64_t steps = mi.k_steps(p, tiles);
   const std::int64_t blocks = main_tile_blocks(p, mi, tiles);
-  if (steps <= 0 || blocks >= sms || steps < t.split_min_total_steps ||
+  if (steps <= 0 || blocks >= sms) return 1;
+  if (layout == LayoutKind::nchw && mi.method == Method::gemm1x1 &&
+      t.split_nchw1x1_min_total_steps > 0 && 2 * blocks <= sms &&
+      steps >= t.split_nchw1x1_min_total_steps) {  // NCHW 1x1: the earlier rule
+    std::int64_t s = std::min<std::int64_t>(t.split_max_parts, sms / blocks);
+    s = std::min<std::int64_t>(s, steps / std::max(t.split_nchw1x1_min_steps, 1));
+    return s >= 2 ? int(s) : 1;
+  }
+  if (steps < t.split_min_total_steps ||
       double(steps) < t.split_min_steps_per_block * double(blocks))
     return 1;
   std::int64_t s =
@@ -136,6 +145,12 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
     }
   }
   const MethodInfo* mi = find_method(d.method);
+  if (!mi->runs_on(d.tiles))
+    return {StatusCode::method_not_applicable,
+            std::string("rdnaconv: forced method ") + to_string(d.method) +
+                " does not run on the " + to_string(d.tiles) +
+                " tile table (hopper_tma: sm90 only, i.e. a Hopper GPU, a build with sm_90a and "
+                "the native atom)"};
   // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
   d.tile = mi->tile_for(p, d.tiles);
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
@@ -148,7 +163,7 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
   d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
   int want_split = o.split_k;
   if (want_split == 0) {  // the plan's choice: the router's rule for small grids
-    want_split = auto_split_k(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms);
+    want_split = auto_split_k(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms, layout);
     if (want_split >= 2)
       d.reason += "; split_k=" + std::to_string(want_split) + ": " +
                   std::to_string(main_tile_blocks(p, *mi, d.tiles)) + " blocks on " +
@@ -202,9 +217,15 @@ inline std::string plan_kernels(const PlanDesc& d) {
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
 inline std::string describe_plan(const PlanDesc& d) {
   const kernels::TileConfig t = kernels::tile_of(d.tiles, d.tile);
+  const MethodInfo* mi = find_method(d.method);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  s += " tile=" + t.str() + (t.async_copy() ? " (cp.async)" : " (register-staged)");
+  const std::string own = mi ? mi->tile_str(d.problem) : std::string();
+  if (!own.empty())
+    s += " tile=" + own;
+  else
+    s += " tile=" + t.str() + (t.async_copy() ? " (cp.async)" : " (register-staged)");
+  if (mi && *mi->caveat) s += std::string(" [") + mi->caveat + "]";
   s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
   s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) +
        " out=" + to_string(d.out_type());

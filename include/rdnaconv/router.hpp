@@ -14,6 +14,8 @@ namespace rdnaconv {
 using kernels::winograd_eligible;
 using kernels::winograd_tiles;
 
+inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
+
 /// Thresholds of the router, one set per architecture family; where each number comes from is
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
 /// argument (Winograd for large C, K and many tiles) since no AMD GPU is available to measure.
@@ -39,9 +41,19 @@ struct RouterThresholds {
   int split_min_steps;  ///< block_k steps each part keeps at least
   int split_min_total_steps;
   double split_min_steps_per_block;
+  /// NCHW 1x1 plans (gemm1x1 gathering NCHW, the loop furthest from its ceiling) split earlier:
+  /// when the grid fills at most half the multiprocessors and the reduction has at least
+  /// split_nchw1x1_min_total_steps steps, into S = min(split_max_parts, SMs / blocks, steps /
+  /// split_nchw1x1_min_steps) parts. 0: no such rule (the general one above applies).
+  int split_nchw1x1_min_total_steps = 0;
+  int split_nchw1x1_min_steps = 0;
+  /// Hopper's TMA family (hopper_tma, sm90 only) for NHWC 3x3 layers with K >= hopper_min_k,
+  /// C >= hopper_min_c and at least hopper_min_pixels output pixels (N * P * Q); kNoLimit (the
+  /// default): never.
+  std::int64_t hopper_min_k = kNoLimit;
+  std::int64_t hopper_min_c = kNoLimit;
+  std::int64_t hopper_min_pixels = kNoLimit;
 };
-
-inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 
 constexpr RouterThresholds router_thresholds(ArchClass f) {
   switch (f) {
@@ -64,8 +76,25 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
     // pixels) and K moderate; cblocked3x3 beat nchw3x3 at every K measured; the fused Winograd
     // beat every direct kernel on the VAE's K = 3 output conv (both layouts and types).
     // sm90 (wgmma main rows) keeps sm80's numbers until its own sweep (docs/ROUTER.md).
+    case ArchClass::sm90: {
+      // sm80's numbers, plus the Hopper TMA family where it measured faster than the engine's
+      // wgmma rows (H100, 2026-12-06, docs/ROUTER.md "Hopper TMA family"): the SD3.5 VAE's 3x3
+      // layers with K = 256 / 512 and C >= 256 at >= 128x128 outputs, 1.09-1.26x; it lost at
+      // 64x64 outputs (0.85-0.95x), with K = 128 (its 128-wide tile: 0.78-0.93x), on 1x1 layers
+      // (0.71-0.84x) and on every ResNet-50 layer at batch 32 (0.50-0.95x).
+      RouterThresholds t = router_thresholds(ArchClass::sm80);
+      // NCHW split-K sweep, H100, 2026-12-06 (fourth session, docs/ROUTER.md "Split-K"): every
+      // NCHW 1x1 layer of ResNet-50 at N1 / N8 with <= 64 blocks and >= 8 steps gained with
+      // parts of >= 2 steps (1.01-2.28x; 16 blocks x 16 steps: 1.55-1.80x); 98-104 blocks
+      // and 4-step reductions lost (0.38-0.93x)
+      t.split_nchw1x1_min_total_steps = 8;
+      t.split_nchw1x1_min_steps = 2;
+      t.hopper_min_k = 256;
+      t.hopper_min_c = 256;
+      t.hopper_min_pixels = 128 * 128;
+      return t;
+    }
     case ArchClass::sm80:
-    case ArchClass::sm90:
       return {.tap_min_c = 16,
               .winograd_min_c = 128,
               .winograd_min_k = 1,
@@ -132,6 +161,11 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
     if (p.c < t.tap_min_c) return {Method::general, "3x3, C < tap_min_c (thin reduction)"};
     if (wino && p.k <= t.fused_max_k)
       return {Method::winograd_fused, "3x3 s1, fp16, K <= fused_max_k"};
+    if (layout == LayoutKind::nhwc && p.k >= t.hopper_min_k && p.c >= t.hopper_min_c &&
+        p.gemm_m() >= t.hopper_min_pixels && p.c % 8 == 0 && p.stride_h <= 2 && p.stride_w <= 2)
+      return {Method::hopper_tma,
+              "3x3 NHWC, K >= hopper_min_k, C >= hopper_min_c, pixels >= "
+              "hopper_min_pixels (sm90: TMA, warp-specialized)"};
     if (layout == LayoutKind::nhwc) return {Method::nhwc3x3, "3x3 NHWC"};
     return p.k >= t.cblocked_min_k ? Routed{Method::cblocked3x3, "3x3 NCHW, K >= cblocked_min_k"}
                                    : Routed{Method::nchw3x3, "3x3 NCHW, K < cblocked_min_k"};

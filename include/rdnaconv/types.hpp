@@ -41,6 +41,7 @@ enum class Method : std::uint8_t {
   nchw3x3,         ///< 3x3 direct on NCHW without a repack (tiles transposed through LDS)
   winograd,        ///< Winograd F(4x4, 3x3): transforms + batched GEMM + output transform
   winograd_fused,  ///< Winograd F(4x4, 3x3), output transform folded into the GEMM (no M)
+  hopper_tma,      ///< NHWC on Hopper: TMA-fed, warp-specialized wgmma loop (sm_90a only)
 };
 
 /// The Winograd variants (their results differ from the direct convolution by more rounding).
@@ -110,6 +111,8 @@ constexpr const char* to_string(Method m) {
       return "winograd";
     case Method::winograd_fused:
       return "winograd_fused";
+    case Method::hopper_tma:
+      return "hopper_tma";
   }
   return "?";
 }

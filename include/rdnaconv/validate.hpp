@@ -120,7 +120,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"activation", unsigned(o.activation), unsigned(Activation::sigmoid)},
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
-      {"method", unsigned(o.method), unsigned(Method::winograd_fused)},
+      {"method", unsigned(o.method), unsigned(Method::hopper_tma)},
   };
   for (const Field& f : fields)
     if (f.value > f.last)

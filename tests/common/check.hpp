@@ -75,6 +75,10 @@ struct CheckEntry {
 CheckEntry check_entry(DType t, LayoutKind l, AtomKind a);
 
 bool have_gpu();
+/// Whether method m runs on this GPU with atom a: false for a family bound to other tile tables
+/// (hopper_tma: the sm90 table only, i.e. a Hopper GPU, an sm_90a build and the native atom),
+/// whose plans are refused with method_not_applicable there. True for every other method.
+bool method_runs_here(Method m, AtomKind a);
 /// The atoms this build's harness covers: native and, on CUDA builds, the emulated gfx11/gfx12.
 std::vector<AtomKind> built_atoms();
 using detail::describe;  // validate.hpp: the whole problem in one line

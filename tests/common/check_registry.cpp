@@ -6,6 +6,7 @@
 
 #include "common/check.hpp"
 #include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/plan.hpp"
 
 namespace rdnaconv::testing {
 
@@ -62,6 +63,14 @@ std::vector<AtomKind> built_atoms() {
 bool have_gpu() {
   int n = 0;
   return rt::device_count(&n) == rt::success && n > 0;
+}
+
+bool method_runs_here(Method m, AtomKind a) {
+  const MethodInfo* mi = find_method(m);
+  if (mi == nullptr) return m == Method::automatic;
+  DeviceInfo dev;
+  if (!query_device(-1, dev).ok()) return false;
+  return mi->runs_on(tile_family(a, dev.family));
 }
 
 }  // namespace rdnaconv::testing

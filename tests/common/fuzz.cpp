@@ -459,12 +459,19 @@ FuzzReport fuzz(const FuzzOptions& o) {
     for (const MethodInfo& m : kMethods) asked.push_back(m.method);
     asked.push_back(Method::automatic);
   }
-  for (Method m : asked)  // only methods that run on one of the selected layouts
+  const std::vector<AtomKind> atoms = o.atoms.empty() ? built_atoms() : o.atoms;
+  // atoms each method runs with here (hopper_tma: the native atom on a Hopper GPU only)
+  auto atoms_of = [&](Method m) {
+    std::int64_t n = 0;
+    for (AtomKind a : atoms) n += method_runs_here(m, a) ? 1 : 0;
+    return n;
+  };
+  for (Method m : asked)  // only methods that run on one of the selected layouts and atoms
     if (std::any_of(o.layouts.begin(), o.layouts.end(),
-                    [&](LayoutKind l) { return method_runs_on(m, l); }))
+                    [&](LayoutKind l) { return method_runs_on(m, l); }) &&
+        atoms_of(m) > 0)
       methods.push_back(m);
   if (methods.empty()) return rep;
-  const std::vector<AtomKind> atoms = o.atoms.empty() ? built_atoms() : o.atoms;
   std::map<Method, std::int64_t> runs;
   for (Method m : methods) runs[m] = 0;
   std::uint64_t rng = o.seed;
@@ -515,8 +522,7 @@ FuzzReport fuzz(const FuzzOptions& o) {
       c.data = dk < 5 ? DataKind::ints : dk < 9 ? DataKind::real : DataKind::adversarial;
       c.seed = next(rng);
       for (Method m : methods)
-        if (m == Method::automatic || can_implement(m, c.p, c.layout))
-          planned[m] += std::int64_t(atoms.size());
+        if (m == Method::automatic || can_implement(m, c.p, c.layout)) planned[m] += atoms_of(m);
     }
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < workers; ++t)
@@ -540,6 +546,7 @@ FuzzReport fuzz(const FuzzOptions& o) {
       for (Method m : methods) {
         if (m != Method::automatic && !can_implement(m, it.base.p, it.base.layout)) continue;
         for (AtomKind a : atoms) {
+          if (!method_runs_here(m, a)) continue;
           FuzzCase c = it.base;
           c.method = m;
           c.atom = a;

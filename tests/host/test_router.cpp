@@ -70,7 +70,8 @@ TEST(Router, PlanRunsWhatTheRouterPicks) {
     for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc}) {
       PlanDesc d;
       ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, l, {}, dev).ok());
-      EXPECT_EQ(d.routed, route(p, l, ArchClass::sm80, DType::bf16));
+      // the device's own table: sm80, or sm90 in a build with sm_90a (hopper_tma's rule)
+      EXPECT_EQ(d.routed, route(p, l, dev.family, DType::bf16));
       EXPECT_EQ(d.method, d.routed);
       EXPECT_TRUE(can_implement(d.method, p, l));
     }
@@ -152,7 +153,7 @@ TEST(Router, EmulatedAtomsUseTheRdnaTables) {
 }
 
 TEST(Registry, OneRowPerMethodWithSizes) {
-  EXPECT_EQ(kMethods.size(), 7u);
+  EXPECT_EQ(kMethods.size(), 8u);
   for (const MethodInfo& m : kMethods) {
     EXPECT_EQ(find_method(m.method), &m);
     EXPECT_EQ(find_method(m.name), &m);
@@ -295,4 +296,101 @@ TEST(DeviceFamily, Mapping) {
   EXPECT_EQ(family_from_cuda_cc(100, true), ArchClass::sm80);  // sm_90a code runs on 9.0 only
   EXPECT_EQ(family_from_cuda_cc(80, true), ArchClass::sm80);
   EXPECT_EQ(family_from_cuda_cc(75), ArchClass::generic);
+}
+
+// The Hopper family (issue 15): its output boxes, its rules, and plans only on the sm90 table,
+// forced only (the router never picks it until a device run has tested it).
+TEST(Hopper, GeometryRulesAndPlans) {
+  using kernels::hopper_geometry;
+  // a VAE layer: 128 columns per box, one row; K = 512 in two 256-wide filter blocks
+  auto g = hopper_geometry(make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1));
+  EXPECT_EQ(g.bw * g.bh * g.bni, 128);
+  EXPECT_EQ(g.bw, 128);
+  EXPECT_EQ(g.bh, 1);
+  EXPECT_EQ(g.bn, 256);
+  EXPECT_EQ(g.stages, 6);
+  EXPECT_EQ(g.blocks(), 128 * 2);
+  // ResNet-50 7x7 at batch 32: 8x8 boxes, two images each; K = 128 -> 128-wide blocks
+  g = hopper_geometry(make_problem(32, 512, 7, 7, 128, 1, 1, 1, 0));
+  EXPECT_EQ(g.bw, 8);
+  EXPECT_EQ(g.bh, 8);
+  EXPECT_EQ(g.bni, 2);
+  EXPECT_EQ(g.tiles_n, 16);
+  EXPECT_EQ(g.bn, 128);
+  EXPECT_EQ(g.stages, 8);
+  // 14x14: 16 columns x 8 rows, two boxes down the image
+  g = hopper_geometry(make_problem(1, 256, 14, 14, 256, 3, 3, 1, 1));
+  EXPECT_EQ(g.bw, 16);
+  EXPECT_EQ(g.bh, 8);
+  EXPECT_EQ(g.tiles_p, 2);
+  EXPECT_EQ(g.n_blocks, 1);
+  // stride 2 at 56x56: a 28x28 output, 32 x 4 boxes
+  g = hopper_geometry(make_problem(1, 128, 56, 56, 128, 3, 3, 2, 1));
+  EXPECT_EQ(g.bw, 32);
+  EXPECT_EQ(g.bh, 4);
+  EXPECT_EQ(g.tiles_p, 7);
+
+  const Conv2dProblem p = make_problem(2, 40, 20, 20, 300, 3, 3, 1, 1);
+  EXPECT_TRUE(can_implement(Method::hopper_tma, p, LayoutKind::nhwc));
+  EXPECT_EQ(why_not(Method::hopper_tma, p, LayoutKind::nchw),
+            "hopper_tma needs NHWC, got layout=nchw");
+  EXPECT_EQ(
+      why_not(Method::hopper_tma, make_problem(1, 3, 20, 20, 8, 3, 3, 1, 1), LayoutKind::nhwc),
+      "hopper_tma needs C % 8 == 0, got C=3");
+  EXPECT_EQ(
+      why_not(Method::hopper_tma, make_problem(1, 8, 20, 20, 8, 3, 3, 3, 1), LayoutKind::nhwc),
+      "hopper_tma needs stride 1 or 2, got stride=3x3");
+  EXPECT_EQ(why_not(Method::hopper_tma, p, LayoutKind::nhwc, 2),
+            "hopper_tma needs x_align 16 (it reads x in 16-byte vectors), got x_align=2");
+  // packed like the tap families: [K][9][C_pad], C_pad = 64
+  EXPECT_EQ(find_method(Method::hopper_tma)->packed_weight_bytes(p, ArchClass::sm90),
+            300u * 9 * 64 * 2);
+  EXPECT_EQ(find_method(Method::hopper_tma)->k_steps(p, ArchClass::sm90), 0);  // no split-K
+
+  Conv2dOptions o;
+  o.method = Method::hopper_tma;
+  DeviceInfo h = make_device_info(false, 90, 32, 132);
+  h.family = family_from_cuda_cc(90, true);  // a build with sm_90a
+  PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_EQ(d.method, Method::hopper_tma);
+  EXPECT_EQ(d.split_k, 1);
+  const std::string text = describe_plan(d);
+  EXPECT_NE(text.find("kernels=[hopper_tma_conv<nhwc>]"), std::string::npos) << text;
+  EXPECT_NE(text.find("tile=128x256x32 wgmma, TMA, warp-specialized"), std::string::npos) << text;
+  EXPECT_NE(text.find("output box 1x4x32"), std::string::npos) << text;  // 20x20: 32 x 4, 1 image
+  EXPECT_EQ(text.find("not device-tested"), std::string::npos) << text;
+  // off the sm90 table: refused, naming the table
+  for (AtomKind a : {AtomKind::native, AtomKind::gfx11}) {
+    const DeviceInfo dev = a == AtomKind::native ? make_device_info(false, 80, 32, 108) : h;
+    const Status s = make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, dev, a);
+    EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+    EXPECT_NE(
+        s.message().find(a == AtomKind::native ? "the sm80 tile table" : "the rdna3 tile table"),
+        std::string::npos)
+        << s.message();
+  }
+  // the sm90 router: the big NHWC 3x3 layers (K, C >= 256, >= 128x128 output pixels), not
+  // the small ones, not 1x1, not NCHW, not on sm80
+  o.method = Method::automatic;
+  const Conv2dProblem big = make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1);
+  ASSERT_TRUE(make_plan_desc(d, big, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_EQ(d.method, Method::hopper_tma) << d.reason;
+  EXPECT_NE(d.reason.find("hopper_min_pixels"), std::string::npos) << d.reason;
+  ASSERT_TRUE(make_plan_desc(d, big, DType::f16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_EQ(d.method, Method::hopper_tma) << d.reason;
+  struct Off {
+    Conv2dProblem q;
+    LayoutKind l;
+    DeviceInfo dev;
+  };
+  for (const Off& c : {Off{p, LayoutKind::nhwc, h},  // C = 40
+                       Off{make_problem(1, 512, 64, 64, 512, 3, 3, 1, 1), LayoutKind::nhwc, h},
+                       Off{make_problem(1, 512, 128, 128, 128, 3, 3, 1, 1), LayoutKind::nhwc, h},
+                       Off{make_problem(32, 1024, 14, 14, 256, 1, 1, 1, 0), LayoutKind::nhwc, h},
+                       Off{big, LayoutKind::nchw, h},
+                       Off{big, LayoutKind::nhwc, make_device_info(false, 80, 32, 108)}}) {
+    ASSERT_TRUE(make_plan_desc(d, c.q, DType::bf16, c.l, o, c.dev).ok());
+    EXPECT_NE(d.method, Method::hopper_tma) << describe_plan(d);
+  }
 }

@@ -255,3 +255,48 @@ TEST(SplitK, Sm90TableSplitsSmallGridsOnly) {
   EXPECT_NE(s.find("4 blocks on 132 multiprocessors"), std::string::npos) << s;
   EXPECT_NE(plan_kernels(d).find("splitk_reduce"), std::string::npos);
 }
+
+// The NCHW 1x1 rule of the sm90 table (H100 sweep, 2026-12-06 fourth session): grids of at most
+// half the multiprocessors with >= 8 steps split into parts of >= 2 steps; not NHWC, not 3x3,
+// not the sm80 table (not measured there), not past half the multiprocessors or under 8 steps.
+TEST(SplitK, Nchw1x1RuleOfTheSm90Table) {
+  const RouterThresholds t = router_thresholds(ArchClass::sm90);
+  EXPECT_EQ(t.split_nchw1x1_min_total_steps, 8);
+  EXPECT_EQ(t.split_nchw1x1_min_steps, 2);
+  EXPECT_EQ(router_thresholds(ArchClass::sm80).split_nchw1x1_min_total_steps, 0);
+  const MethodInfo& one = *find_method(Method::gemm1x1);
+  const MethodInfo& conv3 = *find_method(Method::cblocked3x3);
+  auto split = [&](const Conv2dProblem& p, const MethodInfo& m, LayoutKind l, ArchClass f) {
+    return auto_split_k(p, m, m.tile_kind, f, router_thresholds(f), 132, l);
+  };
+  const auto nchw = LayoutKind::nchw;
+  // ResNet-50 N1 layer3.0.downsample: 1x1 512 -> 1024 at 14x14 (stride 2 from 28x28): 2 x 8 =
+  // 16 blocks, 16 steps -> min(16, 132 / 16, 16 / 2) = 8 parts (measured best: 8, 1.80x)
+  const Conv2dProblem ds = make_problem(1, 512, 28, 28, 1024, 1, 1, 2, 0);
+  EXPECT_EQ(main_tile_blocks(ds, one, ArchClass::sm90), 16);
+  EXPECT_EQ(one.k_steps(ds, ArchClass::sm90), 16);
+  EXPECT_EQ(split(ds, one, nchw, ArchClass::sm90), 8);
+  // layer2.1.conv1: 512 -> 128 at 28x28, 7 blocks, 16 steps -> 8 (measured 1.58x)
+  EXPECT_EQ(split(make_problem(1, 512, 28, 28, 128, 1, 1), one, nchw, ArchClass::sm90), 8);
+  // layer1.1.conv1: 256 -> 64 at 56x56, 25 blocks, 8 steps -> 4 (1.05x)
+  EXPECT_EQ(split(make_problem(1, 256, 56, 56, 64, 1, 1), one, nchw, ArchClass::sm90), 4);
+  // N8 layer4.0.downsample: 1024 -> 2048 at 7x7 (from 14x14), 4 x 16 = 64 blocks, 32 steps -> 2
+  EXPECT_EQ(split(make_problem(8, 1024, 14, 14, 2048, 1, 1, 2, 0), one, nchw, ArchClass::sm90), 2);
+  // N8 layer3.0.conv1: 512 -> 256 at 28x28, 49 x 2 = 98 blocks (> 132 / 2): no (0.74x measured)
+  EXPECT_EQ(split(make_problem(8, 512, 28, 28, 256, 1, 1), one, nchw, ArchClass::sm90), 1);
+  // layer2.0.conv3: 128 -> 512 at 28x28, 28 blocks, 4 steps: no (0.79x)
+  EXPECT_EQ(split(make_problem(1, 128, 28, 28, 512, 1, 1), one, nchw, ArchClass::sm90), 1);
+  // the same 16 x 16 layer on NHWC, on the sm80 table, and a 3x3 NCHW layer of 18 steps: the
+  // general rule (>= 32 steps) says no
+  EXPECT_EQ(split(ds, one, LayoutKind::nhwc, ArchClass::sm90), 1);
+  EXPECT_EQ(split(ds, one, nchw, ArchClass::sm80), 1);
+  EXPECT_EQ(split(make_problem(1, 64, 56, 56, 64, 3, 3, 1, 1), conv3, nchw, ArchClass::sm90), 1);
+  // and through the plan: describe() names the split
+  DeviceInfo h = make_device_info(false, 90, 32, 132);
+  h.family = family_from_cuda_cc(90, true);
+  PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, ds, DType::bf16, nchw, Conv2dOptions{}, h).ok());
+  EXPECT_EQ(d.method, Method::gemm1x1);
+  EXPECT_EQ(d.split_k, 8);
+  EXPECT_NE(describe_plan(d).find("split_k=8"), std::string::npos) << describe_plan(d);
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/// @file hopper_desc.hpp Host-side description of the Hopper family (issue 15): NHWC
+/// convolutions on a warp-specialized wgmma main loop fed by the tensor-memory accelerator
+/// (TMA). No runtime headers. The kernel and its notes: hopper_tma.hpp, README.md here. The sm90
+/// router picks it for the large NHWC 3x3 layers where it measured faster (router.hpp).
+///
+/// One block computes 128 output pixels x BN filters. The 128 pixels are a box of the output,
+/// bni images x bh rows x bw columns (powers of two, bw * bh * bni = 128), so that each
+/// reduction step's A tile is one 4-D TMA box of the NHWC input: 32 channels x the box's pixels
+/// moved by the filter tap, strided by the convolution's stride, zero-filled outside the input
+/// (the padding). The weights are the direct families' tap-major packing ([K][R*S][C_pad],
+/// C_pad = C rounded up to 32), one 3-D box of 32 channels x BN filters per step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "rdnaconv/kernels/common/layouts.hpp"
+#include "rdnaconv/kernels/common/shape_rule.hpp"
+#include "rdnaconv/problem.hpp"
+#include "rdnaconv/types.hpp"
+
+namespace rdnaconv::kernels {
+
+/// The block geometry of a problem (host and device agree through this one function).
+struct HopperGeometry {
+  int bw, bh, bni;  ///< the output box of a block: columns, rows, images (product 128)
+  int bn;           ///< filters per block: 128, or 256 where K > 128
+  int stages;       ///< TMA stages in flight
+  int tiles_q, tiles_p, tiles_n, n_blocks;
+  std::int64_t blocks() const { return std::int64_t(tiles_q) * tiles_p * tiles_n * n_blocks; }
+};
+
+constexpr int hopper_pow2_at_least(std::int64_t v, int cap) {
+  int p = 1;
+  while (p < v && p < cap) p *= 2;
+  return p;
+}
+
+/// Filters per block: 256 when K > 128 (two m64n128 products per consumer warpgroup and 16-byte
+/// step, half the A reloads per filter), else 128. Stages: as many 32-wide steps as fit next to
+/// the epilogue's staging, which reuses the same shared memory (hopper_tma.hpp).
+constexpr HopperGeometry hopper_geometry(const Conv2dProblem& p) {
+  HopperGeometry g{};
+  g.bw = hopper_pow2_at_least(p.q(), 128);
+  g.bh = hopper_pow2_at_least(p.p(), 128 / g.bw);
+  g.bni = 128 / (g.bw * g.bh);
+  g.bn = p.k > 128 ? 256 : 128;
+  g.stages = g.bn == 256 ? 6 : 8;
+  g.tiles_q = int(ceil_div(p.q(), g.bw));
+  g.tiles_p = int(ceil_div(p.p(), g.bh));
+  g.tiles_n = int(ceil_div(p.n, g.bni));
+  g.n_blocks = int(ceil_div(p.k, g.bn));
+  return g;
+}
+
+struct HopperTmaFamily {
+  static constexpr Method method = Method::hopper_tma;
+  static constexpr const char* name() { return "hopper_tma"; }
+  /// Not an engine tile row: describe() prints the family's own tile (tile_str). The row named
+  /// here only sizes the plan's 32-bit grid check (same 128-row blocks).
+  static constexpr TileKind tile_kind = TileKind::general;
+  static constexpr TileKind tile_for(const Conv2dProblem&, ArchClass) { return tile_kind; }
+  static constexpr ReductionLayout layout(const Conv2dProblem& p, ArchClass) {
+    return tap_layout(p, 32);
+  }
+  /// NHWC only; C % 8 == 0 (TMA: every global stride a multiple of 16 bytes); stride 1 or 2
+  /// (TMA's traversal stride, with a box of up to 256 elements per dimension: 128 columns x 2);
+  /// an image within TMA's 2^40-byte strides. Any filter size, dilation and padding.
+  static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    if (l != LayoutKind::nhwc) return broken("NHWC", "layout", to_string(l));
+    if (p.c % 8 != 0) return broken("C % 8 == 0", "C", p.c);
+    if (p.stride_h > 2 || p.stride_w > 2)
+      return broken("stride 1 or 2", "stride", p.stride_h, p.stride_w);
+    if (p.h * p.w * p.c >= (std::int64_t(1) << 39))
+      return broken("H*W*C < 2^39 (TMA strides)", "H*W*C", p.h * p.w * p.c);
+    return {};
+  }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
+    return rule(p, l).holds();
+  }
+  /// TMA reads x from a 16-byte aligned base: the plan's x_align contract.
+  static constexpr bool reads_x_vectors(LayoutKind) { return true; }
+  static std::string kernel_names(LayoutKind) { return "hopper_tma_conv<nhwc>"; }
+  static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass f) {
+    return std::size_t(p.k) * std::size_t(layout(p, f).k_total) * 2;
+  }
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem&, LayoutKind, ArchClass) {
+    return 0;
+  }
+  static constexpr std::int64_t k_steps(const Conv2dProblem&, ArchClass) { return 0; }
+  /// Hopper only: the sm90 tile table (an sm_90a build on a 9.0 device, native atom).
+  static constexpr bool runs_on(ArchClass f) { return f == ArchClass::sm90; }
+  /// What describe() prints as the tile.
+  static std::string tile_str(const Conv2dProblem& p) {
+    const HopperGeometry g = hopper_geometry(p);
+    return "128x" + std::to_string(g.bn) + "x32 wgmma, TMA, warp-specialized (1 producer warp, " +
+           "2 consumer warpgroups), stages=" + std::to_string(g.stages) + ", output box " +
+           std::to_string(g.bni) + "x" + std::to_string(g.bh) + "x" + std::to_string(g.bw) +
+           " (images x rows x columns)";
+  }
+};
+
+}  // namespace rdnaconv::kernels

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/// @file hopper_tma.hpp The Hopper family's kernel (issue 15, hopper_desc.hpp): a
+/// warp-specialized main loop. Warpgroup 0 is the producer: one thread walks the reduction
+/// (filter tap, then 32-channel block) and issues one TMA box of the input and one of the packed
+/// weights per step into a ring of stages, each completing on its stage's `full` mbarrier.
+/// Warpgroups 1 and 2 are the consumers: each waits for a stage, issues its 64-row share of the
+/// block's wgmma products from shared memory (m64n128k16, one or two per 16 reduction elements),
+/// and releases the stage it finished one step later on the stage's `empty` mbarrier. No
+/// __syncthreads in the loop, no address arithmetic in the consumers, no register staging.
+/// Epilogue: accumulators through shared memory (f32, the pipeline's own bytes), then runs of 8
+/// filters of one pixel with 16-byte stores, every epilogue option (bias, residual, activation,
+/// output type) applied in the copy-out.
+///
+/// Shared memory layouts: both operands of a step are K-major 64-byte rows (32 channels) in the
+/// 64-byte swizzle, which is both what CU_TENSOR_MAP_SWIZZLE_64B writes and what the wgmma
+/// descriptors of arch/wgmma.hpp read (16-byte chunk c of row r at c ^ ((r / 2) % 4)); the A
+/// box's rows are its pixels in (image, row, column) order, i.e. the block's GEMM rows.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+
+#include "rdnaconv/arch/atoms.hpp"
+#include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/arch/tma.hpp"
+#include "rdnaconv/arch/wgmma.hpp"
+#include "rdnaconv/detail/launch_log.hpp"
+#include "rdnaconv/epilogue.hpp"
+#include "rdnaconv/kernels/common/conv_params.hpp"
+#include "rdnaconv/kernels/common/engine.hpp"
+#include "rdnaconv/kernels/hopper/hopper_desc.hpp"
+
+#if defined(RDNACONV_BACKEND_CUDA)
+#include <cuda.h>
+#endif
+
+namespace rdnaconv::kernels {
+
+/// The kernel's parameters besides the two tensor maps.
+struct HopperTmaParams : ConvDims {
+  int cblocks;  ///< 32-channel steps per filter tap (C_pad / 32)
+  int steps;    ///< reduction steps: R * S * cblocks
+  int bw, bh, bni, tiles_q, tiles_p, n_blocks;
+  EpilogueParams epi;
+};
+
+#if defined(RDNACONV_BACKEND_CUDA)
+
+/// Block = 3 warpgroups: the producer, then two consumers of 64 GEMM rows each.
+inline constexpr int kHopperThreads = 384;
+
+template <int BN, int ST>
+struct HopperSmem {
+  static constexpr int kBk = 32;                    ///< channels per step (one 64-byte row)
+  static constexpr int kABytes = 128 * kBk * 2;     ///< the A box: 128 pixels x 32 channels
+  static constexpr int kBBytes = BN * kBk * 2;      ///< the B box: BN filters x 32 channels
+  static constexpr int kStage = kABytes + kBBytes;  ///< one step, 512-byte aligned
+  static constexpr int kLd = BN + 8;                ///< staged f32 row (+8: C-map stores spread)
+  static constexpr int kStaged = 128 * kLd * 4;
+  static constexpr int kPipe = ST * kStage;
+  static constexpr int kBytes = (kPipe > kStaged ? kPipe : kStaged) + 2 * ST * 8;
+  static_assert(kStage % 1024 == 0, "stages keep the swizzle's 512-byte alignment");
+  static_assert(kStaged <= kPipe, "the staged epilogue reuses the pipeline's bytes");
+};
+
+/// The kernel. T: fp16 or bf16 (x, weights); BN: filters per block (128 or 256); ST: stages.
+template <DType T, int BN, int ST>
+__global__ void __launch_bounds__(kHopperThreads, 1)
+    hopper_tma_conv(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
+                    const __grid_constant__ HopperTmaParams pr) {
+#if defined(RDNACONV_TMA_ASM)
+  using SM = HopperSmem<BN, ST>;
+  using Atom = arch::MmaSm80<T>;  // wgmma's accumulators follow mma.sync's C map (wgmma.hpp)
+  constexpr int NH = BN / 128;    // m64n128 products per warpgroup and 16 reduction elements
+  extern __shared__ __align__(1024) uint4 smem_words[];
+  char* smem = reinterpret_cast<char*>(smem_words);
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + (SM::kBytes - 2 * ST * 8));
+  std::uint64_t* empty = full + ST;
+  const int tid = int(threadIdx.x), wg = tid / 128;
+
+  if (tid == 0) {
+    arch::tma_prefetch_map(&ta);
+    arch::tma_prefetch_map(&tb);
+#pragma unroll
+    for (int s = 0; s < ST; ++s) {
+      arch::mbar_init(&full[s], 1);     // the producer's arrive (+ the boxes' bytes)
+      arch::mbar_init(&empty[s], 256);  // every consumer thread, once its products are done
+    }
+    arch::mbar_init_fence();
+  }
+  __syncthreads();
+
+  // The block's output box and filter block (filter blocks fastest: the blocks that share an
+  // A box run together).
+  int t = int(blockIdx.x);
+  const int n_block = t % pr.n_blocks;
+  t /= pr.n_blocks;
+  const int tq = t % pr.tiles_q;
+  t /= pr.tiles_q;
+  const int tp = t % pr.tiles_p, tn = t / pr.tiles_p;
+  const int q0 = tq * pr.bw, p0 = tp * pr.bh, n0 = tn * pr.bni, k0 = n_block * BN;
+
+  if (wg == 0) {  // producer
+    if constexpr (NH == 2) arch::setmaxnreg_dec<40>();
+    if (tid == 0) {
+      const int w0 = q0 * pr.stride_w - pr.pad_left, h0 = p0 * pr.stride_h - pr.pad_top;
+      int tap = 0, cb = 0, r = 0, s = 0;
+      for (int step = 0; step < pr.steps; ++step) {
+        const int st = step % ST;
+        if (step >= ST) arch::mbar_wait(&empty[st], ((step / ST) & 1) ^ 1);
+        arch::mbar_arrive_expect_tx(&full[st], SM::kStage);
+        char* a = smem + st * SM::kStage;
+        arch::tma_load_4d(a, &ta, &full[st], cb * SM::kBk, w0 + s * pr.dil_w, h0 + r * pr.dil_h,
+                          n0);
+        arch::tma_load_3d(a + SM::kABytes, &tb, &full[st], cb * SM::kBk, tap, k0);
+        if (++cb == pr.cblocks) {
+          cb = 0;
+          ++tap;
+          if (++s == pr.s) s = 0, ++r;
+        }
+      }
+    }
+    return;
+  }
+
+  // consumers: warpgroup g owns GEMM rows 64g .. 64g+63 of the block
+  if constexpr (NH == 2) arch::setmaxnreg_inc<232>();
+  const int g = wg - 1, ctid = tid - 128;
+  float acc[NH][8][8];
+#pragma unroll
+  for (int h = 0; h < NH; ++h)
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int v = 0; v < 8; ++v) acc[h][j][v] = 0.f;
+
+  for (int step = 0; step < pr.steps; ++step) {
+    const int st = step % ST;
+    arch::mbar_wait(&full[st], (step / ST) & 1);
+    const char* a = smem + st * SM::kStage;
+    const std::uint64_t da = arch::smem_desc_sw64(a + g * 64 * SM::kBk * 2);
+    arch::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < SM::kBk / 16; ++kk)
+#pragma unroll
+      for (int h = 0; h < NH; ++h)
+        arch::wgmma_m64n128k16<T == DType::bf16>(
+            acc[h], da + 2 * kk,
+            arch::smem_desc_sw64(a + SM::kABytes + h * 128 * SM::kBk * 2) + 2 * kk);
+    arch::wgmma_commit();
+    arch::wgmma_wait<1>();  // the previous step's products are done: release its stage
+    if (step > 0) arch::mbar_arrive(&empty[(step - 1) % ST]);
+  }
+  arch::wgmma_wait<0>();
+#pragma unroll
+  for (int h = 0; h < NH; ++h) arch::fence_operands(acc[h]);
+
+  // Epilogue. Both consumers' products are done before the staging overwrites the stages
+  // (every TMA box was waited for, so none is still landing).
+  arch::named_barrier(1, 256);
+  float* st = reinterpret_cast<float*>(smem);
+  const int lane = ctid % 32, warp = (ctid / 32) % 4;
+#pragma unroll
+  for (int h = 0; h < NH; ++h)
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int v = 0; v < 8; v += 2) {
+        const int row = g * 64 + warp * 16 + Atom::c_row(lane, v);
+        const int col = h * 128 + j * 16 + Atom::c_col(lane, v);  // even; v + 1 is col + 1
+        *reinterpret_cast<float2*>(st + row * SM::kLd + col) =
+            make_float2(acc[h][j][v], acc[h][j][v + 1]);
+      }
+  arch::named_barrier(1, 256);
+
+  const EpilogueParams& e = pr.epi;
+  const bool clamp = epilogue_is_clamp(e);
+  const ClampEpilogue fc(e);
+  const bool vec = reinterpret_cast<std::uintptr_t>(e.y) % 16 == 0 &&
+                   reinterpret_cast<std::uintptr_t>(e.z) % 16 == 0 && pr.k % 8 == 0;
+  constexpr int kRuns = BN / 8;  // runs of 8 filters per pixel
+  for (int u = ctid; u < 128 * kRuns; u += 256) {
+    const int row = u / kRuns, c0 = (u % kRuns) * 8;
+    const int dq = row % pr.bw, dp = (row / pr.bw) % pr.bh, dn = row / (pr.bw * pr.bh);
+    const int q = q0 + dq, p = p0 + dp, n = n0 + dn, ko = k0 + c0;
+    if (q >= pr.q || p >= pr.p || n >= pr.n || ko >= pr.k) continue;
+    const std::int64_t o0 = ((std::int64_t(n) * pr.p + p) * pr.q + q) * pr.k + ko;
+    const float* sv = st + row * SM::kLd + c0;
+    const float4 x0 = *reinterpret_cast<const float4*>(sv);
+    const float4 x1 = *reinterpret_cast<const float4*>(sv + 4);
+    float v[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+    if (vec && ko + 8 <= pr.k) {
+      float bias[8];
+      engine::load_bias8(e.bias, e.bias_type, ko, bias);
+      if (clamp) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = fc(bias[i], v[i]);
+      } else {
+        float z[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+        if (e.z != nullptr) engine::load8(e.z, e.z_type, o0, z);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          float t8 = e.alpha * v[i] + bias[i];
+          if (e.z != nullptr) t8 += e.beta * z[i];
+          v[i] = activate(t8, e.act);
+        }
+      }
+      engine::store8(e.y, e.out_type, o0, v);
+    } else {
+      for (int i = 0; i < 8 && ko + i < pr.k; ++i)
+        store_out(e.y, e.out_type, o0 + i,
+                  clamp ? fc(load_bias(e.bias, e.bias_type, ko + i), v[i])
+                        : epilogue_value(e, o0 + i, ko + i, v[i]));
+    }
+  }
+#else
+  (void)ta, (void)tb, (void)pr;
+  arch::tma_unreachable();
+#endif
+}
+
+namespace detail_hopper {
+
+/// cuTensorMapEncodeTiled, found once through the runtime (no link against the driver library).
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+inline EncodeTiled encode_tiled() {
+  static const EncodeTiled f = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      return EncodeTiled(nullptr);
+    return reinterpret_cast<EncodeTiled>(fn);
+  }();
+  return f;
+}
+
+/// A tiled map of 16-bit elements with the 64-byte swizzle, zero fill outside the tensor.
+inline bool encode(CUtensorMap& m, const void* base, int rank, const cuuint64_t* dims,
+                   const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* estr) {
+  const EncodeTiled f = encode_tiled();
+  if (f == nullptr) return false;
+  return f(&m, CU_TENSOR_MAP_DATA_TYPE_UINT16, cuuint32_t(rank), const_cast<void*>(base), dims,
+           strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B,
+           CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <DType T, int BN, int ST>
+inline rt::error_t launch(const CUtensorMap& ta, const CUtensorMap& tb, const HopperTmaParams& pr,
+                          std::int64_t blocks, rt::stream_t stream) {
+  auto* kernel = &hopper_tma_conv<T, BN, ST>;
+  constexpr int bytes = HopperSmem<BN, ST>::kBytes;
+  if (rt::error_t e = rt::set_max_dynamic_smem(kernel, bytes); e != rt::success) return e;
+  kernel<<<unsigned(blocks), kHopperThreads, bytes, stream>>>(ta, tb, pr);
+  return rt::get_last_error();
+}
+
+}  // namespace detail_hopper
+
+/// Host launcher: the tensor maps of this call's x and packed weights (built here, on the host,
+/// about a microsecond each: they hold the addresses), then one launch.
+template <DType T>
+inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t* x,
+                                     const std::uint16_t* wpk, const EpilogueParams& epi,
+                                     rt::stream_t stream) {
+  const HopperGeometry g = hopper_geometry(p);
+  const ReductionLayout l = tap_layout(p, 32);
+  if (g.blocks() > INT_MAX) return rt::invalid_value;
+  detail::note_launch([] { return std::string("hopper_tma_conv<nhwc>"); });
+  struct Tile {  // the launch log's tile: what describe() prints (HopperTmaFamily::tile_str)
+    const Conv2dProblem& p;
+    std::string str() const { return HopperTmaFamily::tile_str(p); }
+  };
+  detail::note_tile(Tile{p});
+  CUtensorMap ta{}, tb{};
+  {
+    const cuuint64_t dims[4] = {cuuint64_t(p.c), cuuint64_t(p.w), cuuint64_t(p.h), cuuint64_t(p.n)};
+    const cuuint64_t strides[3] = {cuuint64_t(p.c) * 2, cuuint64_t(p.w) * p.c * 2,
+                                   cuuint64_t(p.h) * p.w * p.c * 2};
+    const cuuint32_t box[4] = {32, cuuint32_t(g.bw * p.stride_w), cuuint32_t(g.bh * p.stride_h),
+                               cuuint32_t(g.bni)};
+    const cuuint32_t estr[4] = {1, cuuint32_t(p.stride_w), cuuint32_t(p.stride_h), 1};
+    if (!detail_hopper::encode(ta, x, 4, dims, strides, box, estr)) return rt::invalid_value;
+  }
+  {
+    const cuuint64_t dims[3] = {cuuint64_t(l.c_pad), cuuint64_t(p.r * p.s), cuuint64_t(p.k)};
+    const cuuint64_t strides[2] = {cuuint64_t(l.c_pad) * 2, cuuint64_t(l.k_total) * 2};
+    const cuuint32_t box[3] = {32, 1, cuuint32_t(g.bn)};
+    const cuuint32_t estr[3] = {1, 1, 1};
+    if (!detail_hopper::encode(tb, wpk, 3, dims, strides, box, estr)) return rt::invalid_value;
+  }
+  HopperTmaParams pr{};
+  static_cast<ConvDims&>(pr) = conv_dims(p);
+  pr.cblocks = int(l.c_pad / 32);
+  pr.steps = int(p.r * p.s) * pr.cblocks;
+  pr.bw = g.bw;
+  pr.bh = g.bh;
+  pr.bni = g.bni;
+  pr.tiles_q = g.tiles_q;
+  pr.tiles_p = g.tiles_p;
+  pr.n_blocks = g.n_blocks;
+  pr.epi = epi;
+  if (g.bn == 256) return detail_hopper::launch<T, 256, 6>(ta, tb, pr, g.blocks(), stream);
+  return detail_hopper::launch<T, 128, 8>(ta, tb, pr, g.blocks(), stream);
+}
+
+#endif  // RDNACONV_BACKEND_CUDA
+
+}  // namespace rdnaconv::kernels
