@@ -221,19 +221,23 @@ TEST(SplitK, Sm90TableSplitsSmallGridsOnly) {
   // the sweep's rule (docs/ROUTER.md) on a 132-SM device: ResNet-50 layer4 3x3 at N1 (4 blocks,
   // 144 steps) splits 16 ways; the 16-step 1x1 layers, the full grids and a device of unknown
   // size do not split; RDNA tables never split (not measured)
-  const DeviceInfo h100 = make_device_info(false, 90, 32, 132);
+  // the sm90 table whatever this build's targets (a host build has no sm_90a: sm80's table)
+  DeviceInfo h100 = make_device_info(false, 90, 32, 132);
+  h100.family = family_from_cuda_cc(90, true);
   const auto split_of = [](const Conv2dProblem& p, const DeviceInfo& dev, LayoutKind l) {
     PlanDesc d;
     EXPECT_TRUE(make_plan_desc(d, p, DType::f16, l, Conv2dOptions{}, dev).ok());
     return d.split_k;
   };
   for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
+    const bool nchw = l == LayoutKind::nchw;  // 1x1 layers: the NCHW 1x1 rule (next test)
     EXPECT_EQ(split_of(make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), h100, l), 16);
     EXPECT_EQ(split_of(make_problem(1, 1024, 14, 14, 256, 1, 1), h100, l),
-              8);                                                             // 4 blocks, 32 steps
-    EXPECT_EQ(split_of(make_problem(1, 512, 7, 7, 2048, 1, 1), h100, l), 1);  // 16 steps
+              nchw ? 16 : 8);  // 4 blocks, 32 steps
+    EXPECT_EQ(split_of(make_problem(1, 512, 7, 7, 2048, 1, 1), h100, l),
+              nchw ? 8 : 1);  // 16 blocks, 16 steps
     EXPECT_EQ(split_of(make_problem(1, 1024, 14, 14, 2048, 1, 1, 2, 0), h100, l),
-              1);                                                                    // 2 per block
+              nchw ? 8 : 1);  // 16 blocks, 32 steps: 2 per block
     EXPECT_EQ(split_of(make_problem(32, 512, 7, 7, 512, 3, 3, 1, 1), h100, l), 2);   // 52 blocks
     EXPECT_EQ(split_of(make_problem(1, 512, 64, 64, 512, 3, 3, 1, 1), h100, l), 1);  // 128 blocks
     EXPECT_EQ(
