@@ -43,9 +43,6 @@ struct MethodInfo {
   /// Its tile as describe() prints it, where it is not an engine tile row (empty: the row's
   /// TileConfig::str()).
   std::string (*tile_str)(const Conv2dProblem&);
-  /// What describe() adds about its testing ("not device-tested" until the device suite has
-  /// run it; empty otherwise).
-  const char* caveat;
 };
 
 namespace detail {
@@ -74,13 +71,7 @@ constexpr MethodInfo method_row() {
           return F::tile_str(p);
         else
           return std::string();
-      },
-      [] {
-        if constexpr (requires { F::caveat(); })
-          return F::caveat();
-        else
-          return "";
-      }()};
+      }};
 }
 }  // namespace detail
 

@@ -225,7 +225,6 @@ inline std::string describe_plan(const PlanDesc& d) {
     s += " tile=" + own;
   else
     s += " tile=" + t.str() + (t.async_copy() ? " (cp.async)" : " (register-staged)");
-  if (mi && *mi->caveat) s += std::string(" [") + mi->caveat + "]";
   s += std::string(" tiles=") + to_string(d.tiles) + " atom=" + to_string(d.atom);
   s += std::string(" ") + to_string(d.dtype) + " " + to_string(d.layout) +
        " out=" + to_string(d.out_type());

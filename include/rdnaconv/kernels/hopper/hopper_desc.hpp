@@ -38,6 +38,12 @@ constexpr int hopper_pow2_at_least(std::int64_t v, int cap) {
   return p;
 }
 
+/// TMA stages of a block with `bn` filters: as many 32-channel steps as fit beside the
+/// epilogue's staging, which reuses the same shared memory (hopper_tma.hpp checks it).
+constexpr int hopper_stages(int bn) {
+  return bn == 256 ? 6 : 8;
+}
+
 /// Filters per block: 256 when K > 128 (two m64n128 products per consumer warpgroup and 16-byte
 /// step, half the A reloads per filter), else 128. Stages: as many 32-wide steps as fit next to
 /// the epilogue's staging, which reuses the same shared memory (hopper_tma.hpp).
@@ -47,7 +53,7 @@ constexpr HopperGeometry hopper_geometry(const Conv2dProblem& p) {
   g.bh = hopper_pow2_at_least(p.p(), 128 / g.bw);
   g.bni = 128 / (g.bw * g.bh);
   g.bn = p.k > 128 ? 256 : 128;
-  g.stages = g.bn == 256 ? 6 : 8;
+  g.stages = hopper_stages(g.bn);
   g.tiles_q = int(ceil_div(p.q(), g.bw));
   g.tiles_p = int(ceil_div(p.p(), g.bh));
   g.tiles_n = int(ceil_div(p.n, g.bni));

@@ -304,8 +304,9 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
   pr.tiles_p = g.tiles_p;
   pr.n_blocks = g.n_blocks;
   pr.epi = epi;
-  if (g.bn == 256) return detail_hopper::launch<T, 256, 6>(ta, tb, pr, g.blocks(), stream);
-  return detail_hopper::launch<T, 128, 8>(ta, tb, pr, g.blocks(), stream);
+  if (g.bn == 256)
+    return detail_hopper::launch<T, 256, hopper_stages(256)>(ta, tb, pr, g.blocks(), stream);
+  return detail_hopper::launch<T, 128, hopper_stages(128)>(ta, tb, pr, g.blocks(), stream);
 }
 
 #endif  // RDNACONV_BACKEND_CUDA
