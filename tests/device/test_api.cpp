@@ -317,15 +317,15 @@ TEST(GraphCapture, HopperFirstRunInsideCapture) {
   cudaGraph_t g;
   cudaGraphExec_t ge;
   RT_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-  const Status st = plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y1, nullptr,
-                             0, s);
+  const Status st =
+      plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y1, nullptr, 0, s);
   RT_OK(cudaStreamEndCapture(s, &g));
   ASSERT_TRUE(st.ok()) << st.message();
   RT_OK(cudaGraphInstantiate(&ge, g, 0));
   RT_OK(cudaGraphLaunch(ge, s));
   RT_OK(cudaStreamSynchronize(s));
-  ASSERT_TRUE(plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y2, nullptr, 0, s)
-                  .ok());
+  ASSERT_TRUE(
+      plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y2, nullptr, 0, s).ok());
   RT_OK(cudaStreamSynchronize(s));
   std::vector<std::uint16_t> a(p.y_elems()), c(p.y_elems());
   RT_OK(rt::memcpy_d2h(a.data(), y1, a.size() * 2));
