@@ -281,4 +281,63 @@ TEST(GraphCapture, RunIsCapturableAndReplays) {
     RT_OK(rt::free(y2));
   }
 }
+
+// The TMA family's first run() of the process made inside a stream capture: that run looks up
+// cuTensorMapEncodeTiled (once per process), sets the kernel's shared-memory limit and builds
+// the tensor maps on the host, none of which may break the capture. ctest runs each test in a
+// process of its own, so this is the process's first Hopper run; the replay must equal an
+// ordinary run made afterwards.
+TEST(GraphCapture, HopperFirstRunInsideCapture) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  if (!method_runs_here(Method::hopper_tma, AtomKind::native))
+    GTEST_SKIP() << "hopper_tma does not run on this GPU's tile table";
+  const Conv2dProblem p = make_problem(2, 64, 20, 24, 160, 3, 3, 1, 1);
+  Conv2dOptions o;
+  o.method = Method::hopper_tma;
+  o.has_bias = true;
+  o.activation = Activation::silu;
+  Plan<bf16_t, NHWC> plan;
+  const Status made = Plan<bf16_t, NHWC>::create(plan, p, o);
+  ASSERT_TRUE(made.ok()) << made.message();
+  void *x, *w, *b, *pk, *y1, *y2;
+  RT_OK(rt::malloc(&x, p.x_elems() * 2));
+  RT_OK(rt::malloc(&w, p.w_elems() * 2));
+  RT_OK(rt::malloc(&b, p.k * 2));
+  RT_OK(rt::malloc(&pk, plan.packed_weight_bytes()));
+  RT_OK(rt::malloc(&y1, p.y_elems() * 2));
+  RT_OK(rt::malloc(&y2, p.y_elems() * 2));
+  RT_OK(rt::memset(x, 0x3f, p.x_elems() * 2));  // 0x3f3f: bf16 0.746
+  RT_OK(rt::memset(w, 0xbc, p.w_elems() * 2));  // 0xbcbc: bf16 -0.0229
+  RT_OK(rt::memset(b, 0x3e, p.k * 2));
+  RT_OK(rt::memset(y1, 0, p.y_elems() * 2));
+  ASSERT_TRUE(plan.prepack(static_cast<bf16_t*>(w), pk).ok());
+  RT_OK(rt::synchronize());
+  cudaStream_t s;
+  RT_OK(cudaStreamCreate(&s));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  RT_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  const Status st =
+      plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y1, nullptr, 0, s);
+  RT_OK(cudaStreamEndCapture(s, &g));
+  ASSERT_TRUE(st.ok()) << st.message();
+  RT_OK(cudaGraphInstantiate(&ge, g, 0));
+  RT_OK(cudaGraphLaunch(ge, s));
+  RT_OK(cudaStreamSynchronize(s));
+  ASSERT_TRUE(
+      plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y2, nullptr, 0, s).ok());
+  RT_OK(cudaStreamSynchronize(s));
+  std::vector<std::uint16_t> a(p.y_elems()), c(p.y_elems());
+  RT_OK(rt::memcpy_d2h(a.data(), y1, a.size() * 2));
+  RT_OK(rt::memcpy_d2h(c.data(), y2, c.size() * 2));
+  EXPECT_EQ(a, c);
+  // Not a constant output: the replay really wrote y (memset 0 before; silu of a negative sum
+  // plus bias is neither 0 nor uniform at the padded border).
+  EXPECT_NE(a.front(), 0u);
+  EXPECT_NE(a.front(), a[std::size_t(p.q() / 2) * std::size_t(p.k)]);
+  RT_OK(cudaGraphExecDestroy(ge));
+  RT_OK(cudaGraphDestroy(g));
+  RT_OK(cudaStreamDestroy(s));
+  for (void* q : {x, w, b, pk, y1, y2}) RT_OK(rt::free(q));
+}
 #endif

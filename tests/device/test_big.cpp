@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file test_big.cpp Tensors over 2^31 elements: fp16, N = 1, C = 128, H = W = 4200 (x has
-/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families, checked
+/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families and, on a
+/// Hopper GPU, the TMA family (its N = 2 case puts the second image past 2^31 elements), checked
 /// against the device reference on a seeded sample of 2^22 outputs plus the first and last
 /// 4096 (integer data: bitwise). Needs about 14 GB of device memory; skipped without a GPU.
 #include <gtest/gtest.h>
@@ -11,10 +12,12 @@ using namespace rdnaconv;
 using namespace rdnaconv::testing;
 
 namespace {
-void check_big(Method m, LayoutKind l, const Conv2dProblem& p) {
+void check_big(Method m, LayoutKind l, const Conv2dProblem& p, DType t = DType::f16) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  if (!method_runs_here(m, AtomKind::native))
+    GTEST_SKIP() << to_string(m) << " does not run on this GPU's tile table";
   ASSERT_GT(p.x_elems(), std::int64_t(1) << 31);
-  const CheckEntry e = check_entry(DType::f16, l, AtomKind::native);
+  const CheckEntry e = check_entry(t, l, AtomKind::native);
   CheckRequest rq;
   rq.c = {"over 2^31 elements", p};
   rq.method = m;
@@ -37,4 +40,11 @@ TEST(BigTensor, Nhwc3x3) {
 }
 TEST(BigTensor, Gemm1x1Nchw) {
   check_big(Method::gemm1x1, LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 1, 1));
+}
+// The TMA family: 4-D boxes whose coordinates are per dimension (32-bit), output offsets 64-bit.
+// N = 2, C = 128 at 2900² (x: 2.15e9 elements) and K = 256 (the 256-wide variant; y: 4.3e9
+// elements, its second image past 2^31); bf16 (the routed type).
+TEST(BigTensor, HopperTmaNhwc) {
+  check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 256, 3, 3, 1, 1),
+            DType::bf16);
 }

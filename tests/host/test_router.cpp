@@ -308,7 +308,8 @@ TEST(Hopper, GeometryRulesAndPlans) {
   EXPECT_EQ(g.bw, 128);
   EXPECT_EQ(g.bh, 1);
   EXPECT_EQ(g.bn, 256);
-  EXPECT_EQ(g.stages, 6);
+  EXPECT_EQ(g.bk, 64);  // C = 512: 64-channel steps, 128-byte swizzle
+  EXPECT_EQ(g.stages, 4);
   EXPECT_EQ(g.blocks(), 128 * 2);
   // ResNet-50 7x7 at batch 32: 8x8 boxes, two images each; K = 128 -> 128-wide blocks
   g = hopper_geometry(make_problem(32, 512, 7, 7, 128, 1, 1, 1, 0));
@@ -317,7 +318,15 @@ TEST(Hopper, GeometryRulesAndPlans) {
   EXPECT_EQ(g.bni, 2);
   EXPECT_EQ(g.tiles_n, 16);
   EXPECT_EQ(g.bn, 128);
+  EXPECT_EQ(g.bk, 64);
+  EXPECT_EQ(g.stages, 4);
+  // C = 96 (C_pad 96, not a multiple of 64): 32-channel steps, 8 of them in flight
+  g = hopper_geometry(make_problem(1, 96, 32, 32, 128, 3, 3, 1, 1));
+  EXPECT_EQ(g.bk, 32);
   EXPECT_EQ(g.stages, 8);
+  g = hopper_geometry(make_problem(1, 40, 32, 32, 256, 3, 3, 1, 1));  // C_pad 64
+  EXPECT_EQ(g.bk, 64);
+  EXPECT_EQ(g.bn, 256);
   // 14x14: 16 columns x 8 rows, two boxes down the image
   g = hopper_geometry(make_problem(1, 256, 14, 14, 256, 3, 3, 1, 1));
   EXPECT_EQ(g.bw, 16);
@@ -357,7 +366,7 @@ TEST(Hopper, GeometryRulesAndPlans) {
   EXPECT_EQ(d.split_k, 1);
   const std::string text = describe_plan(d);
   EXPECT_NE(text.find("kernels=[hopper_tma_conv<nhwc>]"), std::string::npos) << text;
-  EXPECT_NE(text.find("tile=128x256x32 wgmma, TMA, warp-specialized"), std::string::npos) << text;
+  EXPECT_NE(text.find("tile=128x256x64 wgmma, TMA, warp-specialized"), std::string::npos) << text;
   EXPECT_NE(text.find("output box 1x4x32"), std::string::npos) << text;  // 20x20: 32 x 4, 1 image
   EXPECT_EQ(text.find("not device-tested"), std::string::npos) << text;
   // off the sm90 table: refused, naming the table

@@ -64,6 +64,23 @@ RDNACONV_DEVICE inline std::uint64_t smem_desc_sw64(const void* p) {
 #endif
 }
 
+/// Descriptor of a K-major operand in the 128-byte swizzled layout: rows of 64 16-bit elements
+/// (128 bytes), row r's 16-byte chunk c stored at chunk c ^ (r % 8), so the pattern repeats
+/// every 8 rows (1024 bytes, the stride between 8-row groups) and an operand starts 1024-byte
+/// aligned; swizzle mode 1 = 128 bytes. What CU_TENSOR_MAP_SWIZZLE_128B writes. As with the
+/// 64-byte layout, the k-th 16-element slice of the rows starts 32 k bytes further (+2 k in the
+/// descriptor's 16-byte address units).
+RDNACONV_DEVICE inline std::uint64_t smem_desc_sw128(const void* p) {
+#if defined(RDNACONV_WGMMA_ASM)
+  const auto a = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+  return std::uint64_t((a & 0x3ffff) >> 4) | (std::uint64_t(1) << 16) |
+         (std::uint64_t(1024 >> 4) << 32) | (std::uint64_t(1) << 62);
+#else
+  (void)p;
+  return 0;
+#endif
+}
+
 /// Orders this warpgroup's register accesses before the wgmma that follow (needed before the
 /// first wgmma and whenever other instructions touched the accumulators).
 RDNACONV_DEVICE inline void wgmma_fence() {
@@ -119,8 +136,9 @@ RDNACONV_DEVICE inline void fence_proxy_async_smem() {
   "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "  \
   "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 
-/// D += A x B for one 64 x 128 x 16 step of the warpgroup (AN = 8 blocks of 16 columns; a
-/// 256-wide variant measured slower on every layer tried, kernels/common/README.md); accumulate
+/// D += A x B for one 64 x 128 x 16 step of the warpgroup (AN = 8 blocks of 16 columns; in
+/// the engine's tiles a 256-wide variant measured slower on every layer tried,
+/// kernels/common/README.md; the hopper family's is below); accumulate
 /// always (the engine zeroes the accumulators first). Bf16 selects .bf16 or .f16 inputs.
 template <bool Bf16, int AN>
 RDNACONV_DEVICE inline void wgmma_m64n128k16(float (&d)[AN][8], std::uint64_t desc_a,
@@ -153,6 +171,54 @@ RDNACONV_DEVICE inline void wgmma_m64n128k16(float (&d)[AN][8], std::uint64_t de
 #endif
 #endif
 }
+#define RDNACONV_WG_ACC128 RDNACONV_WG_ACC64(0), RDNACONV_WG_ACC64(8)
+#define RDNACONV_WG_REGS128                                                                     \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "      \
+  "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "       \
+  "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "       \
+  "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, "  \
+  "%71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, "  \
+  "%89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, " \
+  "%106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, "  \
+  "%121, %122, %123, %124, %125, %126, %127}"
+
+/// D += A x B for one 64 x 256 x 16 step of the warpgroup: the hopper family's 256-wide block,
+/// which reads each A slice from shared memory once where two m64n128k16 read it twice. The
+/// 128 accumulators continue the m64n128 map (register 4c + i of 8-column chunk c, c < 32), held
+/// as d[h][j][v]: columns 128 h + 16 j + the atom's c_col, as two m64n128 halves would hold them.
+template <bool Bf16>
+RDNACONV_DEVICE inline void wgmma_m64n256k16(float (&acc)[2][8][8], std::uint64_t desc_a,
+                                             std::uint64_t desc_b) {
+#if defined(RDNACONV_WGMMA_ASM)
+  float(&d)[16][8] = *reinterpret_cast<float(*)[16][8]>(&acc);
+  if constexpr (Bf16) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " RDNACONV_WG_REGS128
+        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : RDNACONV_WG_ACC128
+        : "l"(desc_a), "l"(desc_b), "r"(1));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " RDNACONV_WG_REGS128
+        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : RDNACONV_WG_ACC128
+        : "l"(desc_a), "l"(desc_b), "r"(1));
+  }
+#else
+  (void)acc;
+  (void)desc_a;
+  (void)desc_b;
+#if defined(__CUDA_ARCH__)
+  __trap();
+#else
+  __builtin_trap();
+#endif
+#endif
+}
+#undef RDNACONV_WG_REGS128
+#undef RDNACONV_WG_ACC128
 #undef RDNACONV_WG_REGS64
 #undef RDNACONV_WG_ACC64
 #undef RDNACONV_WG_ACC8

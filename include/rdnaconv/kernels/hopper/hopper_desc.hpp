@@ -6,10 +6,11 @@
 ///
 /// One block computes 128 output pixels x BN filters. The 128 pixels are a box of the output,
 /// bni images x bh rows x bw columns (powers of two, bw * bh * bni = 128), so that each
-/// reduction step's A tile is one 4-D TMA box of the NHWC input: 32 channels x the box's pixels
-/// moved by the filter tap, strided by the convolution's stride, zero-filled outside the input
-/// (the padding). The weights are the direct families' tap-major packing ([K][R*S][C_pad],
-/// C_pad = C rounded up to 32), one 3-D box of 32 channels x BN filters per step.
+/// reduction step's A tile is one 4-D TMA box of the NHWC input: BK channels (64, or 32 where
+/// C_pad is not a multiple of 64) x the box's pixels moved by the filter tap, strided by the
+/// convolution's stride, zero-filled outside the input (the padding). The weights are the direct
+/// families' tap-major packing ([K][R*S][C_pad], C_pad = C rounded up to 32), one 3-D box of BK
+/// channels x BN filters per step (channels past C_pad zero-filled).
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,7 @@ namespace rdnaconv::kernels {
 struct HopperGeometry {
   int bw, bh, bni;  ///< the output box of a block: columns, rows, images (product 128)
   int bn;           ///< filters per block: 128, or 256 where K > 128
+  int bk;           ///< channels per reduction step: 64 (128-byte rows), or 32
   int stages;       ///< TMA stages in flight
   int tiles_q, tiles_p, tiles_n, n_blocks;
   std::int64_t blocks() const { return std::int64_t(tiles_q) * tiles_p * tiles_n * n_blocks; }
@@ -38,22 +40,25 @@ constexpr int hopper_pow2_at_least(std::int64_t v, int cap) {
   return p;
 }
 
-/// TMA stages of a block with `bn` filters: as many 32-channel steps as fit beside the
-/// epilogue's staging, which reuses the same shared memory (hopper_tma.hpp checks it).
-constexpr int hopper_stages(int bn) {
-  return bn == 256 ? 6 : 8;
+/// TMA stages of a block with `bn` filters and `bk`-channel steps. 32-channel steps: as many as
+/// fit (8 x 16 KiB, 6 x 24 KiB). 64-channel steps: 4 (256 reduction elements in flight, as 8
+/// x 32; 128 / 192 KiB), more than the epilogue's staging needs (hopper_tma.hpp checks it).
+constexpr int hopper_stages(int bn, int bk) {
+  return bk == 64 ? 4 : bn == 256 ? 6 : 8;
 }
 
-/// Filters per block: 256 when K > 128 (two m64n128 products per consumer warpgroup and 16-byte
-/// step, half the A reloads per filter), else 128. Stages: as many 32-wide steps as fit next to
-/// the epilogue's staging, which reuses the same shared memory (hopper_tma.hpp).
+/// Filters per block: 256 when K > 128 (one m64n256k16 per consumer warpgroup and 16 channels,
+/// half the A reloads per filter), else 128. Channels per step: 64 where C_pad is a multiple of
+/// 64 (128-byte rows: half the boxes, barrier waits and descriptor setups per FLOP of 32), else
+/// 32 (a 64-wide step would read a zero half). Stages: hopper_stages.
 constexpr HopperGeometry hopper_geometry(const Conv2dProblem& p) {
   HopperGeometry g{};
   g.bw = hopper_pow2_at_least(p.q(), 128);
   g.bh = hopper_pow2_at_least(p.p(), 128 / g.bw);
   g.bni = 128 / (g.bw * g.bh);
   g.bn = p.k > 128 ? 256 : 128;
-  g.stages = hopper_stages(g.bn);
+  g.bk = ceil_div(p.c, 32) % 2 == 0 ? 64 : 32;
+  g.stages = hopper_stages(g.bn, g.bk);
   g.tiles_q = int(ceil_div(p.q(), g.bw));
   g.tiles_p = int(ceil_div(p.p(), g.bh));
   g.tiles_n = int(ceil_div(p.n, g.bni));
@@ -101,7 +106,8 @@ struct HopperTmaFamily {
   /// What describe() prints as the tile.
   static std::string tile_str(const Conv2dProblem& p) {
     const HopperGeometry g = hopper_geometry(p);
-    return "128x" + std::to_string(g.bn) + "x32 wgmma, TMA, warp-specialized (1 producer warp, " +
+    return "128x" + std::to_string(g.bn) + "x" + std::to_string(g.bk) +
+           " wgmma, TMA, warp-specialized (1 producer warp, " +
            "2 consumer warpgroups), stages=" + std::to_string(g.stages) + ", output box " +
            std::to_string(g.bni) + "x" + std::to_string(g.bh) + "x" + std::to_string(g.bw) +
            " (images x rows x columns)";

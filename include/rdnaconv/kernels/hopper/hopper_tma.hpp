@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: MIT
 /// @file hopper_tma.hpp The Hopper family's kernel (issue 15, hopper_desc.hpp): a
 /// warp-specialized main loop. Warpgroup 0 is the producer: one thread walks the reduction
-/// (filter tap, then 32-channel block) and issues one TMA box of the input and one of the packed
+/// (filter tap, then block of BK = 64 or 32 channels) and issues one TMA box of the input and one
+/// of the packed
 /// weights per step into a ring of stages, each completing on its stage's `full` mbarrier.
 /// Warpgroups 1 and 2 are the consumers: each waits for a stage, issues its 64-row share of the
-/// block's wgmma products from shared memory (m64n128k16, one or two per 16 reduction elements),
+/// block's wgmma products from shared memory (m64n128k16 or m64n256k16, one per 16 reduction
+/// elements),
 /// and releases the stage it finished one step later on the stage's `empty` mbarrier. No
 /// __syncthreads in the loop, no address arithmetic in the consumers, no register staging.
 /// Epilogue: accumulators through shared memory (f32, the pipeline's own bytes), then runs of 8
 /// filters of one pixel with 16-byte stores, every epilogue option (bias, residual, activation,
 /// output type) applied in the copy-out.
 ///
-/// Shared memory layouts: both operands of a step are K-major 64-byte rows (32 channels) in the
-/// 64-byte swizzle, which is both what CU_TENSOR_MAP_SWIZZLE_64B writes and what the wgmma
-/// descriptors of arch/wgmma.hpp read (16-byte chunk c of row r at c ^ ((r / 2) % 4)); the A
-/// box's rows are its pixels in (image, row, column) order, i.e. the block's GEMM rows.
+/// Shared memory layouts: both operands of a step are K-major rows of BK channels, 128-byte rows
+/// in the 128-byte swizzle (BK = 64) or 64-byte rows in the 64-byte swizzle (BK = 32): what
+/// CU_TENSOR_MAP_SWIZZLE_128B / _64B write and what the wgmma descriptors of arch/wgmma.hpp read;
+/// the A box's rows are its pixels in (image, row, column) order, i.e. the block's GEMM rows.
 #pragma once
 
 #include <climits>
@@ -38,7 +40,7 @@ namespace rdnaconv::kernels {
 
 /// The kernel's parameters besides the two tensor maps.
 struct HopperTmaParams : ConvDims {
-  int cblocks;  ///< 32-channel steps per filter tap (C_pad / 32)
+  int cblocks;  ///< BK-channel steps per filter tap (C_pad / BK, rounded up)
   int steps;    ///< reduction steps: R * S * cblocks
   int bw, bh, bni, tiles_q, tiles_p, n_blocks;
   EpilogueParams epi;
@@ -49,29 +51,40 @@ struct HopperTmaParams : ConvDims {
 /// Block = 3 warpgroups: the producer, then two consumers of 64 GEMM rows each.
 inline constexpr int kHopperThreads = 384;
 
-template <int BN, int ST>
+template <int BN, int ST, int BK>
 struct HopperSmem {
-  static constexpr int kBk = 32;                    ///< channels per step (one 64-byte row)
-  static constexpr int kABytes = 128 * kBk * 2;     ///< the A box: 128 pixels x 32 channels
-  static constexpr int kBBytes = BN * kBk * 2;      ///< the B box: BN filters x 32 channels
-  static constexpr int kStage = kABytes + kBBytes;  ///< one step, 512-byte aligned
+  static constexpr int kBk = BK;                    ///< channels per step (one swizzled row)
+  static constexpr int kABytes = 128 * kBk * 2;     ///< the A box: 128 pixels x BK channels
+  static constexpr int kBBytes = BN * kBk * 2;      ///< the B box: BN filters x BK channels
+  static constexpr int kStage = kABytes + kBBytes;  ///< one step, 1024-byte aligned
   static constexpr int kLd = BN + 8;                ///< staged f32 row (+8: C-map stores spread)
   static constexpr int kStaged = 128 * kLd * 4;
   static constexpr int kPipe = ST * kStage;
   static constexpr int kBytes = (kPipe > kStaged ? kPipe : kStaged) + 2 * ST * 8;
-  static_assert(kStage % 1024 == 0, "stages keep the swizzle's 512-byte alignment");
+  static_assert(kStage % 1024 == 0, "stages keep the swizzle's 1024-byte alignment");
   static_assert(kStaged <= kPipe, "the staged epilogue reuses the pipeline's bytes");
 };
 
-/// The kernel. T: fp16 or bf16 (x, weights); BN: filters per block (128 or 256); ST: stages.
-template <DType T, int BN, int ST>
+/// The swizzled operand's descriptor for BK-channel rows.
+template <int BK>
+RDNACONV_DEVICE inline std::uint64_t hopper_desc(const void* p) {
+  static_assert(BK == 32 || BK == 64, "64- or 128-byte rows");
+  if constexpr (BK == 64)
+    return arch::smem_desc_sw128(p);
+  else
+    return arch::smem_desc_sw64(p);
+}
+
+/// The kernel. T: fp16 or bf16 (x, weights); BN: filters per block (128 or 256); ST: stages;
+/// BK: channels per step (64: 128-byte swizzle; 32: 64-byte swizzle).
+template <DType T, int BN, int ST, int BK>
 __global__ void __launch_bounds__(kHopperThreads, 1)
     hopper_tma_conv(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
                     const __grid_constant__ HopperTmaParams pr) {
 #if defined(RDNACONV_TMA_ASM)
-  using SM = HopperSmem<BN, ST>;
+  using SM = HopperSmem<BN, ST, BK>;
   using Atom = arch::MmaSm80<T>;  // wgmma's accumulators follow mma.sync's C map (wgmma.hpp)
-  constexpr int NH = BN / 128;    // m64n128 products per warpgroup and 16 reduction elements
+  constexpr int NH = BN / 128;    // 128-column halves of the block (one m64n{128 NH}k16 each)
   extern __shared__ __align__(1024) uint4 smem_words[];
   char* smem = reinterpret_cast<char*>(smem_words);
   auto* full = reinterpret_cast<std::uint64_t*>(smem + (SM::kBytes - 2 * ST * 8));
@@ -138,15 +151,16 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
     const int st = step % ST;
     arch::mbar_wait(&full[st], (step / ST) & 1);
     const char* a = smem + st * SM::kStage;
-    const std::uint64_t da = arch::smem_desc_sw64(a + g * 64 * SM::kBk * 2);
+    const std::uint64_t da = hopper_desc<BK>(a + g * 64 * SM::kBk * 2);
+    const std::uint64_t db = hopper_desc<BK>(a + SM::kABytes);
     arch::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < SM::kBk / 16; ++kk)
-#pragma unroll
-      for (int h = 0; h < NH; ++h)
-        arch::wgmma_m64n128k16<T == DType::bf16>(
-            acc[h], da + 2 * kk,
-            arch::smem_desc_sw64(a + SM::kABytes + h * 128 * SM::kBk * 2) + 2 * kk);
+    for (int kk = 0; kk < SM::kBk / 16; ++kk) {  // the k-th 16 channels: 32 bytes on
+      if constexpr (NH == 2)
+        arch::wgmma_m64n256k16<T == DType::bf16>(acc, da + 2 * kk, db + 2 * kk);
+      else
+        arch::wgmma_m64n128k16<T == DType::bf16>(acc[0], da + 2 * kk, db + 2 * kk);
+    }
     arch::wgmma_commit();
     arch::wgmma_wait<1>();  // the previous step's products are done: release its stage
     if (step > 0) arch::mbar_arrive(&empty[(step - 1) % ST]);
@@ -239,21 +253,25 @@ inline EncodeTiled encode_tiled() {
   return f;
 }
 
-/// A tiled map of 16-bit elements with the 64-byte swizzle, zero fill outside the tensor.
+/// A tiled map of 16-bit elements in the swizzle of bk-channel rows (bk = 64: 128 bytes, 32:
+/// 64 bytes), zero fill outside the tensor.
 inline bool encode(CUtensorMap& m, const void* base, int rank, const cuuint64_t* dims,
-                   const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* estr) {
+                   const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* estr,
+                   int bk) {
   const EncodeTiled f = encode_tiled();
   if (f == nullptr) return false;
   return f(&m, CU_TENSOR_MAP_DATA_TYPE_UINT16, cuuint32_t(rank), const_cast<void*>(base), dims,
-           strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B,
+           strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+           bk == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
            CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-template <DType T, int BN, int ST>
+template <DType T, int BN, int BK>
 inline rt::error_t launch(const CUtensorMap& ta, const CUtensorMap& tb, const HopperTmaParams& pr,
                           std::int64_t blocks, rt::stream_t stream) {
-  auto* kernel = &hopper_tma_conv<T, BN, ST>;
-  constexpr int bytes = HopperSmem<BN, ST>::kBytes;
+  constexpr int ST = hopper_stages(BN, BK);
+  auto* kernel = &hopper_tma_conv<T, BN, ST, BK>;
+  constexpr int bytes = HopperSmem<BN, ST, BK>::kBytes;
   if (rt::error_t e = rt::set_max_dynamic_smem(kernel, bytes); e != rt::success) return e;
   kernel<<<unsigned(blocks), kHopperThreads, bytes, stream>>>(ta, tb, pr);
   return rt::get_last_error();
@@ -281,21 +299,22 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
     const cuuint64_t dims[4] = {cuuint64_t(p.c), cuuint64_t(p.w), cuuint64_t(p.h), cuuint64_t(p.n)};
     const cuuint64_t strides[3] = {cuuint64_t(p.c) * 2, cuuint64_t(p.w) * p.c * 2,
                                    cuuint64_t(p.h) * p.w * p.c * 2};
-    const cuuint32_t box[4] = {32, cuuint32_t(g.bw * p.stride_w), cuuint32_t(g.bh * p.stride_h),
-                               cuuint32_t(g.bni)};
+    const cuuint32_t box[4] = {cuuint32_t(g.bk), cuuint32_t(g.bw * p.stride_w),
+                               cuuint32_t(g.bh * p.stride_h), cuuint32_t(g.bni)};
     const cuuint32_t estr[4] = {1, cuuint32_t(p.stride_w), cuuint32_t(p.stride_h), 1};
-    if (!detail_hopper::encode(ta, x, 4, dims, strides, box, estr)) return rt::invalid_value;
+    if (!detail_hopper::encode(ta, x, 4, dims, strides, box, estr, g.bk)) return rt::invalid_value;
   }
   {
     const cuuint64_t dims[3] = {cuuint64_t(l.c_pad), cuuint64_t(p.r * p.s), cuuint64_t(p.k)};
     const cuuint64_t strides[2] = {cuuint64_t(l.c_pad) * 2, cuuint64_t(l.k_total) * 2};
-    const cuuint32_t box[3] = {32, 1, cuuint32_t(g.bn)};
+    const cuuint32_t box[3] = {cuuint32_t(g.bk), 1, cuuint32_t(g.bn)};
     const cuuint32_t estr[3] = {1, 1, 1};
-    if (!detail_hopper::encode(tb, wpk, 3, dims, strides, box, estr)) return rt::invalid_value;
+    if (!detail_hopper::encode(tb, wpk, 3, dims, strides, box, estr, g.bk))
+      return rt::invalid_value;
   }
   HopperTmaParams pr{};
   static_cast<ConvDims&>(pr) = conv_dims(p);
-  pr.cblocks = int(l.c_pad / 32);
+  pr.cblocks = int(ceil_div(l.c_pad, g.bk));
   pr.steps = int(p.r * p.s) * pr.cblocks;
   pr.bw = g.bw;
   pr.bh = g.bh;
@@ -304,9 +323,11 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
   pr.tiles_p = g.tiles_p;
   pr.n_blocks = g.n_blocks;
   pr.epi = epi;
-  if (g.bn == 256)
-    return detail_hopper::launch<T, 256, hopper_stages(256)>(ta, tb, pr, g.blocks(), stream);
-  return detail_hopper::launch<T, 128, hopper_stages(128)>(ta, tb, pr, g.blocks(), stream);
+  if (g.bk == 64)
+    return g.bn == 256 ? detail_hopper::launch<T, 256, 64>(ta, tb, pr, g.blocks(), stream)
+                       : detail_hopper::launch<T, 128, 64>(ta, tb, pr, g.blocks(), stream);
+  return g.bn == 256 ? detail_hopper::launch<T, 256, 32>(ta, tb, pr, g.blocks(), stream)
+                     : detail_hopper::launch<T, 128, 32>(ta, tb, pr, g.blocks(), stream);
 }
 
 #endif  // RDNACONV_BACKEND_CUDA
