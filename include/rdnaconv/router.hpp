@@ -48,11 +48,15 @@ struct RouterThresholds {
   int split_nchw1x1_min_total_steps = 0;
   int split_nchw1x1_min_steps = 0;
   /// Hopper's TMA family (hopper_tma, sm90 only) for NHWC 3x3 layers with K >= hopper_min_k,
-  /// C >= hopper_min_c and at least hopper_min_pixels output pixels (N * P * Q); kNoLimit (the
-  /// default): never.
+  /// C >= hopper_min_c, K + C >= hopper_min_k_plus_c and at least hopper_min_pixels output
+  /// pixels (N * P * Q), or hopper_narrow_min_pixels where K or C is below
+  /// hopper_wide_channels; kNoLimit (the default): never.
   std::int64_t hopper_min_k = kNoLimit;
   std::int64_t hopper_min_c = kNoLimit;
+  std::int64_t hopper_min_k_plus_c = kNoLimit;
   std::int64_t hopper_min_pixels = kNoLimit;
+  std::int64_t hopper_wide_channels = kNoLimit;
+  std::int64_t hopper_narrow_min_pixels = kNoLimit;
 };
 
 constexpr RouterThresholds router_thresholds(ArchClass f) {
@@ -89,9 +93,16 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
       // and 4-step reductions lost (0.38-0.93x)
       t.split_nchw1x1_min_total_steps = 8;
       t.split_nchw1x1_min_steps = 2;
-      t.hopper_min_k = 256;
-      t.hopper_min_c = 256;
+      // hopper_tma version 2, H100, 2026-12-06 (fifth session, docs/ROUTER.md "Hopper TMA
+      // family"): faster than the engine on every VAE 3x3 layer with K, C >= 256 at >= 128x128
+      // outputs (1.02-1.12x) and with one side 128, the other 256, at >= 256x256 (1.14-1.19x);
+      // slower with K = C = 128 at 512x512 (0.93x), at 64x64 (0.90x), on 1x1 layers and thin C
+      t.hopper_min_k = 128;
+      t.hopper_min_c = 128;
+      t.hopper_min_k_plus_c = 384;
       t.hopper_min_pixels = 128 * 128;
+      t.hopper_wide_channels = 256;
+      t.hopper_narrow_min_pixels = 256 * 256;
       return t;
     }
     case ArchClass::sm80:
@@ -162,10 +173,17 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
     if (wino && p.k <= t.fused_max_k)
       return {Method::winograd_fused, "3x3 s1, fp16, K <= fused_max_k"};
     if (layout == LayoutKind::nhwc && p.k >= t.hopper_min_k && p.c >= t.hopper_min_c &&
-        p.gemm_m() >= t.hopper_min_pixels && p.c % 8 == 0 && p.stride_h <= 2 && p.stride_w <= 2)
-      return {Method::hopper_tma,
-              "3x3 NHWC, K >= hopper_min_k, C >= hopper_min_c, pixels >= "
-              "hopper_min_pixels (sm90: TMA, warp-specialized)"};
+        p.k + p.c >= t.hopper_min_k_plus_c && p.c % 8 == 0 && p.stride_h <= 2 && p.stride_w <= 2) {
+      const bool wide = p.k >= t.hopper_wide_channels && p.c >= t.hopper_wide_channels;
+      if (wide && p.gemm_m() >= t.hopper_min_pixels)
+        return {Method::hopper_tma,
+                "3x3 NHWC, K and C >= hopper_wide_channels, pixels >= hopper_min_pixels (sm90: "
+                "TMA, warp-specialized)"};
+      if (!wide && p.gemm_m() >= t.hopper_narrow_min_pixels)
+        return {Method::hopper_tma,
+                "3x3 NHWC, K, C >= hopper_min_k / hopper_min_c, K + C >= hopper_min_k_plus_c, "
+                "pixels >= hopper_narrow_min_pixels (sm90: TMA, warp-specialized)"};
+    }
     if (layout == LayoutKind::nhwc) return {Method::nhwc3x3, "3x3 NHWC"};
     return p.k >= t.cblocked_min_k ? Routed{Method::cblocked3x3, "3x3 NCHW, K >= cblocked_min_k"}
                                    : Routed{Method::nchw3x3, "3x3 NCHW, K < cblocked_min_k"};

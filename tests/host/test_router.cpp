@@ -379,8 +379,9 @@ TEST(Hopper, GeometryRulesAndPlans) {
         std::string::npos)
         << s.message();
   }
-  // the sm90 router: the big NHWC 3x3 layers (K, C >= 256, >= 128x128 output pixels), not
-  // the small ones, not 1x1, not NCHW, not on sm80
+  // the sm90 router: the big NHWC 3x3 layers (K, C >= 256 at >= 128x128 output pixels; one
+  // side 128, the other >= 256 at >= 256x256), not the small ones, not K = C = 128, not 1x1,
+  // not NCHW, not on sm80
   o.method = Method::automatic;
   const Conv2dProblem big = make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1);
   ASSERT_TRUE(make_plan_desc(d, big, DType::bf16, LayoutKind::nhwc, o, h).ok());
@@ -388,6 +389,12 @@ TEST(Hopper, GeometryRulesAndPlans) {
   EXPECT_NE(d.reason.find("hopper_min_pixels"), std::string::npos) << d.reason;
   ASSERT_TRUE(make_plan_desc(d, big, DType::f16, LayoutKind::nhwc, o, h).ok());
   EXPECT_EQ(d.method, Method::hopper_tma) << d.reason;
+  for (const Conv2dProblem& q : {make_problem(1, 256, 512, 512, 128, 3, 3, 1, 1),     // dec.up3
+                                 make_problem(1, 128, 256, 256, 256, 3, 3, 1, 1)}) {  // enc.down1
+    ASSERT_TRUE(make_plan_desc(d, q, DType::bf16, LayoutKind::nhwc, o, h).ok());
+    EXPECT_EQ(d.method, Method::hopper_tma) << d.reason;
+    EXPECT_NE(d.reason.find("hopper_narrow_min_pixels"), std::string::npos) << d.reason;
+  }
   struct Off {
     Conv2dProblem q;
     LayoutKind l;
@@ -396,6 +403,8 @@ TEST(Hopper, GeometryRulesAndPlans) {
   for (const Off& c : {Off{p, LayoutKind::nhwc, h},  // C = 40
                        Off{make_problem(1, 512, 64, 64, 512, 3, 3, 1, 1), LayoutKind::nhwc, h},
                        Off{make_problem(1, 512, 128, 128, 128, 3, 3, 1, 1), LayoutKind::nhwc, h},
+                       Off{make_problem(1, 128, 512, 512, 128, 3, 3, 1, 1), LayoutKind::nhwc, h},
+                       Off{make_problem(1, 128, 128, 128, 256, 3, 3, 1, 1), LayoutKind::nhwc, h},
                        Off{make_problem(32, 1024, 14, 14, 256, 1, 1, 1, 0), LayoutKind::nhwc, h},
                        Off{big, LayoutKind::nchw, h},
                        Off{big, LayoutKind::nhwc, make_device_info(false, 80, 32, 108)}}) {
