@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cases.hpp"
 #include "rdnaconv/plan_desc.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
 
@@ -272,4 +273,32 @@ TEST(Groups, HostReferenceDepthwiseByHand) {
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < 4; ++i)
       EXPECT_EQ(detail::bits_float(y[std::size_t(k * 4 + i)]), expect[k][i]) << k << " " << i;
+}
+
+// The device harness's problem lists (tests/common/cases.hpp) give the grouped family cases on
+// both layouts, and no other method any of them.
+TEST(Groups, HarnessCasesReachTheGroupedFamily) {
+  int grouped = 0;
+  for (const rdnaconv::testing::Case& c : rdnaconv::testing::edge_cases()) {
+    ASSERT_TRUE(validate_problem(c.p).ok()) << c.what;
+    if (c.p.groups == 1) continue;
+    ++grouped;
+    for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc})
+      for (const MethodInfo& m : kMethods)
+        EXPECT_EQ(can_implement(m.method, c.p, l), m.method == Method::grouped) << c.what;
+  }
+  EXPECT_GE(grouped, 10);
+  for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc}) {
+    EXPECT_TRUE(rdnaconv::testing::method_runs_on(Method::grouped, l));
+    int depthwise = 0;
+    const auto cases = rdnaconv::testing::random_cases(Method::grouped, l, 5, 100);
+    ASSERT_EQ(cases.size(), 100u);
+    for (const rdnaconv::testing::Case& c : cases) {
+      EXPECT_GT(c.p.groups, 1);
+      EXPECT_TRUE(can_implement(Method::grouped, c.p, l));
+      depthwise += c.p.c_per_group() == 1 ? 1 : 0;
+    }
+    EXPECT_GT(depthwise, 20);
+    EXPECT_LT(depthwise, 80);
+  }
 }

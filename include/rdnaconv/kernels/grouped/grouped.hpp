@@ -336,18 +336,16 @@ inline rt::error_t launch_pack_grouped(const Conv2dProblem& p, const std::uint16
 }
 
 /// One convolution: the kernel the geometry names (grouped_geometry), noted in the launch log
-/// with the family's kernel name and tile (GroupedFamily::kernel_names, tile_str).
+/// by the branch that launches it, with the family's tile (GroupedFamily::tile_str).
 template <DType T, LayoutKind L>
 inline rt::error_t launch_grouped(const Conv2dProblem& p, const std::uint16_t* x,
                                   const std::uint16_t* wpk, const EpilogueParams& epi,
                                   rt::stream_t stream) {
   const GroupedGeometry geo = grouped_geometry(p, L);
-  detail::note_launch([&] { return GroupedFamily::kernel_names(p, L); });
   struct Tile {  // the launch log's tile: what describe() prints (GroupedFamily::tile_str)
     const Conv2dProblem& p;
     std::string str() const { return GroupedFamily::tile_str(p, L); }
   };
-  detail::note_tile(Tile{p});
   GroupedParams g{};
   static_cast<ConvDims&>(g) = conv_dims(p);
   g.cg = int(p.c_per_group());
@@ -374,12 +372,19 @@ inline rt::error_t launch_grouped(const Conv2dProblem& p, const std::uint16_t* x
   g.work = geo.work;
   const unsigned blocks = grouped_grid(geo.work);
   const std::size_t smem = std::size_t(geo.smem_bytes);
-  if (!geo.depthwise)
+  if (!geo.depthwise) {
+    detail::note_launch([] { return std::string("grouped_direct<") + to_string(L) + ">"; });
+    detail::note_tile(Tile{p});
     grouped_direct<T, L><<<blocks, kGroupedThreads, 0, stream>>>(g);
-  else if constexpr (L == LayoutKind::nhwc)
+  } else if constexpr (L == LayoutKind::nhwc) {
+    detail::note_launch([] { return std::string("grouped_depthwise<nhwc>"); });
+    detail::note_tile(Tile{p});
     grouped_depthwise_nhwc<T><<<blocks, kGroupedThreads, smem, stream>>>(g);
-  else
+  } else {
+    detail::note_launch([] { return std::string("grouped_depthwise<nchw>"); });
+    detail::note_tile(Tile{p});
     grouped_depthwise_nchw<T><<<blocks, unsigned(geo.threads), smem, stream>>>(g);
+  }
   return rt::get_last_error();
 }
 
