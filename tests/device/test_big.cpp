@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file test_big.cpp Tensors over 2^31 elements: fp16, N = 1, C = 128, H = W = 4200 (x has
-/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families, checked
+/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families and the
+/// grouped family (depthwise on both layouts, 32 groups on NCHW; their grids also stride over
+/// more blocks of work than the 2^20 they launch), checked
 /// against the device reference on a seeded sample of 2^22 outputs plus the first and last
 /// 4096 (integer data: bitwise). Needs about 14 GB of device memory; skipped without a GPU.
 #include <gtest/gtest.h>
@@ -37,4 +39,16 @@ TEST(BigTensor, Nhwc3x3) {
 }
 TEST(BigTensor, Gemm1x1Nchw) {
   check_big(Method::gemm1x1, LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 1, 1));
+}
+TEST(BigTensor, GroupedDepthwiseNhwc) {
+  check_big(Method::grouped, LayoutKind::nhwc,
+            make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 128));
+}
+TEST(BigTensor, GroupedDepthwiseNchw) {
+  check_big(Method::grouped, LayoutKind::nchw,
+            make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 128));
+}
+TEST(BigTensor, Grouped32Nchw) {
+  check_big(Method::grouped, LayoutKind::nchw,
+            make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 32));
 }

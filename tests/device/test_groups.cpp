@@ -7,9 +7,7 @@
 ///               not, the NCHW input strip staged or not, filter vectors crossing groups,
 ///               channel multipliers), bit for bit against the float64 host reference on
 ///               integer data, with a residual in place and an fp32 output too;
-///   BigTensor   x and y over 2^31 elements (depthwise on both layouts, grouped on NCHW), whose
-///               grids also stride (more blocks of work than the 2^20 launched), against the
-///               device reference on a sample of outputs.
+/// (Tensors over 2^31 elements: test_big.cpp, BigTensor.Grouped*.)
 /// Written before any GPU ran them (kernels/grouped/README.md); skipped without a GPU.
 #include <gtest/gtest.h>
 
@@ -165,23 +163,6 @@ void check_paths() {
     }
 }
 
-void check_big(LayoutKind l, const Conv2dProblem& p) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  ASSERT_GT(p.x_elems(), std::int64_t(1) << 31);
-  const CheckEntry e = check_entry(DType::f16, l, AtomKind::native);
-  CheckRequest rq;
-  rq.c = {"grouped, over 2^31 elements", p};
-  rq.method = Method::grouped;
-  rq.data = DataKind::ints;
-  rq.seed = 37;
-  rq.variants = {Variant{Activation::relu, true, DType::f32, DType::same}};
-  const std::vector<Outcome> res = e.check(rq);
-  ASSERT_EQ(res.size(), 1u);
-  EXPECT_FALSE(res[0].skipped) << res[0].skip_reason;
-  EXPECT_TRUE(res[0].pass) << to_string(l) << " " << describe(p) << ": " << res[0].detail;
-  EXPECT_GE(res[0].checked, std::uint64_t(1) << 22);
-}
-
 }  // namespace
 
 TEST(GroupedPaths, Fp16Nhwc) {
@@ -195,15 +176,4 @@ TEST(GroupedPaths, Bf16Nhwc) {
 }
 TEST(GroupedPaths, Bf16Nchw) {
   check_paths<bf16_t, NCHW>();
-}
-
-// x and y of 2.26e9 elements each (about 14 GB with the harness's buffers, as test_big.cpp)
-TEST(GroupedBigTensor, DepthwiseNhwc) {
-  check_big(LayoutKind::nhwc, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 128));
-}
-TEST(GroupedBigTensor, DepthwiseNchw) {
-  check_big(LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 128));
-}
-TEST(GroupedBigTensor, GroupedNchw) {
-  check_big(LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 32));
 }

@@ -95,6 +95,23 @@ RDNACONV_DEVICE inline Pixel pixel_of(const GroupedParams& g, std::int64_t m) {
   return {n, rest / g.q, rest - (rest / g.q) * g.q};
 }
 
+/// Calls f(r, s, ih, iw) for each filter tap (r, s) of output pixel px whose input (ih, iw) lies
+/// inside the image: the padding adds nothing to the sum.
+template <class F>
+RDNACONV_DEVICE RDNACONV_FORCEINLINE void for_each_tap(const GroupedParams& g, const Pixel& px,
+                                                       F&& f) {
+  const int ih0 = px.p * g.stride_h - g.pad_top, iw0 = px.q * g.stride_w - g.pad_left;
+  for (int r = 0; r < g.r; ++r) {
+    const int ih = ih0 + r * g.dil_h;
+    if (ih < 0 || ih >= g.h) continue;
+    for (int s = 0; s < g.s; ++s) {
+      const int iw = iw0 + s * g.dil_w;
+      if (iw < 0 || iw >= g.w) continue;
+      f(r, s, ih, iw);
+    }
+  }
+}
+
 }  // namespace grouped
 
 /// Depthwise on NHWC. Work item = (slice of kvb filter vectors, block of ppb output pixels),
@@ -133,30 +150,22 @@ __global__ void __launch_bounds__(kGroupedThreads)
     int ch[8];  // the input channel of each filter: k / (K/G), as C/G = 1
 #pragma unroll
     for (int j = 0; j < 8; ++j) ch[j] = (k0 + j < g.k ? k0 + j : g.k - 1) / g.kg;
-    const int ih0 = px.p * g.stride_h - g.pad_top, iw0 = px.q * g.stride_w - g.pad_left;
-    for (int r = 0; r < g.r; ++r) {
-      const int ih = ih0 + r * g.dil_h;
-      if (ih < 0 || ih >= g.h) continue;
-      for (int s = 0; s < g.s; ++s) {
-        const int iw = iw0 + s * g.dil_w;
-        if (iw < 0 || iw >= g.w) continue;
-        const int tap = r * g.s + s;
-        float wf[8], xf[8];
-        grouped::unpack8<T>(g.w_smem
-                                ? grouped_w_smem[tap * g.kvb + tv]
-                                : arch::load_global16(g.wpk + std::int64_t(tap) * g.k_pad + k0),
-                            wf);
-        const std::uint16_t* xp = g.x + ((px.n * g.h + ih) * g.w + iw) * g.c;
-        if (g.vec_x) {
-          grouped::unpack8<T>(arch::load_global16(xp + k0), xf);
-        } else {
+    grouped::for_each_tap(g, px, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
+      const int tap = r * g.s + s;
+      float wf[8], xf[8];
+      grouped::unpack8<T>(g.w_smem ? grouped_w_smem[tap * g.kvb + tv]
+                                   : arch::load_global16(g.wpk + std::int64_t(tap) * g.k_pad + k0),
+                          wf);
+      const std::uint16_t* xp = g.x + ((px.n * g.h + ih) * g.w + iw) * g.c;
+      if (g.vec_x) {
+        grouped::unpack8<T>(arch::load_global16(xp + k0), xf);
+      } else {
 #pragma unroll
-          for (int j = 0; j < 8; ++j) xf[j] = arch::to_float<T>(arch::load_global2(xp + ch[j]));
-        }
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[j] = fmaf(xf[j], wf[j], acc[j]);
+        for (int j = 0; j < 8; ++j) xf[j] = arch::to_float<T>(arch::load_global2(xp + ch[j]));
       }
-    }
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[j] = fmaf(xf[j], wf[j], acc[j]);
+    });
     grouped::store8(g.epi, m * g.k + k0, 1, k0, g.k, g.vec_y, acc);
   }
 }
@@ -217,18 +226,13 @@ __global__ void __launch_bounds__(kGroupedThreads)
               arch::to_float<T>(arch::load_global2(wk + std::int64_t(r * g.s + s) * g.k_pad)), acc);
     } else {
       const std::uint16_t* xp = g.x + (n * g.c + k / g.kg) * g.h * std::int64_t(g.w);
-      const int ihb = op * g.stride_h - g.pad_top, iwb = oq * g.stride_w - g.pad_left;
-      for (int r = 0; r < g.r; ++r) {
-        const int ih = ihb + r * g.dil_h;
-        if (ih < 0 || ih >= g.h) continue;
-        for (int s = 0; s < g.s; ++s) {
-          const int iw = iwb + s * g.dil_w;
-          if (iw < 0 || iw >= g.w) continue;
-          acc = fmaf(
-              arch::to_float<T>(arch::load_global2(xp + std::int64_t(ih) * g.w + iw)),
-              arch::to_float<T>(arch::load_global2(wk + std::int64_t(r * g.s + s) * g.k_pad)), acc);
-        }
-      }
+      grouped::for_each_tap(
+          g, {n, op, oq}, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
+            acc = fmaf(
+                arch::to_float<T>(arch::load_global2(xp + std::int64_t(ih) * g.w + iw)),
+                arch::to_float<T>(arch::load_global2(wk + std::int64_t(r * g.s + s) * g.k_pad)),
+                acc);
+          });
     }
     const std::int64_t yi = ((n * g.k + k) * g.p + op) * std::int64_t(g.q) + oq;
     store_out(g.epi.y, g.epi.out_type, yi, epilogue_value(g.epi, yi, k, acc));
@@ -270,31 +274,24 @@ __global__ void __launch_bounds__(kGroupedThreads)
     const std::int64_t wstride = L == LayoutKind::nhwc ? g.c : 1;
     const std::uint16_t* xn = g.x + px.n * g.c * std::int64_t(g.h) * g.w;
     float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    const int ih0 = px.p * g.stride_h - g.pad_top, iw0 = px.q * g.stride_w - g.pad_left;
-    for (int r = 0; r < g.r; ++r) {
-      const int ih = ih0 + r * g.dil_h;
-      if (ih < 0 || ih >= g.h) continue;
-      for (int s = 0; s < g.s; ++s) {
-        const int iw = iw0 + s * g.dil_w;
-        if (iw < 0 || iw >= g.w) continue;
-        const std::uint16_t* xt = xn + ih * hstride + iw * wstride;
-        const std::uint16_t* wt = g.wpk + std::int64_t(r * g.s + s) * g.cg * g.k_pad + k0;
-        for (int ci = 0; ci < g.cg; ++ci) {
-          float wf[8];
-          grouped::unpack8<T>(arch::load_global16(wt + std::int64_t(ci) * g.k_pad), wf);
-          if (one_group) {
-            const float xv = arch::to_float<T>(arch::load_global2(xt + (cb[0] + ci) * cstride));
+    grouped::for_each_tap(g, px, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
+      const std::uint16_t* xt = xn + ih * hstride + iw * wstride;
+      const std::uint16_t* wt = g.wpk + std::int64_t(r * g.s + s) * g.cg * g.k_pad + k0;
+      for (int ci = 0; ci < g.cg; ++ci) {
+        float wf[8];
+        grouped::unpack8<T>(arch::load_global16(wt + std::int64_t(ci) * g.k_pad), wf);
+        if (one_group) {
+          const float xv = arch::to_float<T>(arch::load_global2(xt + (cb[0] + ci) * cstride));
 #pragma unroll
-            for (int j = 0; j < 8; ++j) acc[j] = fmaf(xv, wf[j], acc[j]);
-          } else {
+          for (int j = 0; j < 8; ++j) acc[j] = fmaf(xv, wf[j], acc[j]);
+        } else {
 #pragma unroll
-            for (int j = 0; j < 8; ++j)
-              acc[j] = fmaf(arch::to_float<T>(arch::load_global2(xt + (cb[j] + ci) * cstride)),
-                            wf[j], acc[j]);
-          }
+          for (int j = 0; j < 8; ++j)
+            acc[j] = fmaf(arch::to_float<T>(arch::load_global2(xt + (cb[j] + ci) * cstride)), wf[j],
+                          acc[j]);
         }
       }
-    }
+    });
     if constexpr (L == LayoutKind::nhwc)
       grouped::store8(g.epi, m * g.k + k0, 1, k0, g.k, g.vec_y, acc);
     else
