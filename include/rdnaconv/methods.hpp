@@ -13,6 +13,7 @@
 #include "rdnaconv/kernels/conv3x3/conv3x3_desc.hpp"
 #include "rdnaconv/kernels/gemm1x1/gemm1x1_desc.hpp"
 #include "rdnaconv/kernels/general/general_desc.hpp"
+#include "rdnaconv/kernels/grouped/grouped_desc.hpp"
 #include "rdnaconv/kernels/hopper/hopper_desc.hpp"
 #include "rdnaconv/kernels/winograd/winograd_desc.hpp"
 #include "rdnaconv/problem.hpp"
@@ -31,8 +32,9 @@ struct MethodInfo {
   kernels::ShapeRule (*rule)(const Conv2dProblem&, LayoutKind);
   /// Reads x in 16-byte vectors on this layout: the plan then needs Conv2dOptions::x_align >= 16.
   bool (*reads_x_vectors)(LayoutKind);
-  /// The kernels a run launches on this layout, in order (describe(), the launch log's names).
-  std::string (*kernel_names)(LayoutKind);
+  /// The kernels a run of the problem launches on this layout, in order (describe(), the launch
+  /// log's names).
+  std::string (*kernel_names)(const Conv2dProblem&, LayoutKind);
   std::size_t (*packed_weight_bytes)(const Conv2dProblem&, ArchClass);
   std::size_t (*workspace_bytes)(const Conv2dProblem&, LayoutKind, ArchClass);
   /// The engine's reduction steps of block_k on this tile table (the direct families, which
@@ -42,7 +44,7 @@ struct MethodInfo {
   bool (*runs_on)(ArchClass);
   /// Its tile as describe() prints it, where it is not an engine tile row (empty: the row's
   /// TileConfig::str()).
-  std::string (*tile_str)(const Conv2dProblem&);
+  std::string (*tile_str)(const Conv2dProblem&, LayoutKind);
 };
 
 namespace detail {
@@ -56,7 +58,12 @@ constexpr MethodInfo method_row() {
       [](const Conv2dProblem& p, LayoutKind l) { return F::can_implement(p, l); },
       [](const Conv2dProblem& p, LayoutKind l) { return F::rule(p, l); },
       [](LayoutKind l) { return F::reads_x_vectors(l); },
-      [](LayoutKind l) { return F::kernel_names(l); },
+      [](const Conv2dProblem& p, LayoutKind l) {
+        if constexpr (requires { F::kernel_names(p, l); })
+          return F::kernel_names(p, l);
+        else
+          return F::kernel_names(l);
+      },
       [](const Conv2dProblem& p, ArchClass f) { return F::packed_weight_bytes(p, f); },
       [](const Conv2dProblem& p, LayoutKind l, ArchClass f) { return F::workspace_bytes(p, l, f); },
       [](const Conv2dProblem& p, ArchClass f) { return F::k_steps(p, f); },
@@ -66,8 +73,10 @@ constexpr MethodInfo method_row() {
         else
           return true;
       },
-      [](const Conv2dProblem& p) {
-        if constexpr (requires { F::tile_str(p); })
+      [](const Conv2dProblem& p, LayoutKind l) {
+        if constexpr (requires { F::tile_str(p, l); })
+          return F::tile_str(p, l);
+        else if constexpr (requires { F::tile_str(p); })
           return F::tile_str(p);
         else
           return std::string();
@@ -95,7 +104,7 @@ struct FamilyList {
 using Families =
     FamilyList<kernels::GeneralFamily, kernels::Gemm1x1Family, kernels::Nhwc3x3Family,
                kernels::CBlocked3x3Family, kernels::Nchw3x3Family, kernels::WinogradFamily,
-               kernels::WinogradFusedFamily, kernels::HopperTmaFamily>;
+               kernels::WinogradFusedFamily, kernels::HopperTmaFamily, kernels::GroupedFamily>;
 
 inline constexpr std::array<MethodInfo, Families::size> kMethods = Families::rows();
 

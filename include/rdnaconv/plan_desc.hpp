@@ -205,7 +205,7 @@ inline Status not_created(const char* call) {
 inline std::string plan_kernels(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
   if (!mi) return "?";
-  std::string k = mi->kernel_names(d.layout);
+  std::string k = mi->kernel_names(d.problem, d.layout);
   if (d.split_k > 1) {  // the split-K engine kernel in place of the plain one, then the reduction
     const std::size_t at = k.find("conv_gemm<");
     if (at != std::string::npos) k.replace(at, 10, "conv_gemm_splitk<");
@@ -220,7 +220,7 @@ inline std::string describe_plan(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  const std::string own = mi ? mi->tile_str(d.problem) : std::string();
+  const std::string own = mi ? mi->tile_str(d.problem, d.layout) : std::string();
   if (!own.empty())
     s += " tile=" + own;
   else

@@ -9,15 +9,18 @@
 namespace rdnaconv {
 
 /// A forward 2-D convolution y = conv(x, w).
-///   x: N x C x H x W (layout NCHW or NHWC), w: K x C x R x S (OIHW), y: N x K x P x Q.
-/// Implicit-GEMM view: M = N*P*Q output pixels, N_gemm = K filters, K_gemm = C*R*S.
+///   x: N x C x H x W (layout NCHW or NHWC), w: K x C/G x R x S (OIHW), y: N x K x P x Q.
+/// Implicit-GEMM view: M = N*P*Q output pixels, N_gemm = K filters, K_gemm = C/G*R*S.
 /// Padding is per side; asymmetric padding (the VAE downsample's (0,1,0,1)) is allowed.
+/// Groups (G = `groups`, PyTorch's): C and K divisible by G; filter k reads the C/G input
+/// channels of its group g = k / (K/G), i.e. channels [g C/G, (g+1) C/G). G = C: depthwise.
 struct Conv2dProblem {
   std::int64_t n = 1, c = 1, h = 1, w = 1, k = 1;
   std::int64_t r = 1, s = 1;
   std::int64_t stride_h = 1, stride_w = 1;
   std::int64_t dil_h = 1, dil_w = 1;
   std::int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  std::int64_t groups = 1;  ///< G: 1 (dense), C (depthwise) or any divisor of C and K
 
   /// Output height; may be <= 0 for an invalid problem (validation rejects it).
   RDNACONV_HD constexpr std::int64_t p() const {
@@ -29,21 +32,26 @@ struct Conv2dProblem {
     const std::int64_t span = w + pad_left + pad_right - dil_w * (s - 1) - 1;
     return span < 0 ? 0 : span / stride_w + 1;
   }
+  /// Input channels per group, C/G (C where G is not positive: validation refuses it).
+  RDNACONV_HD constexpr std::int64_t c_per_group() const { return groups > 0 ? c / groups : c; }
+  /// Filters per group, K/G (K where G is not positive).
+  RDNACONV_HD constexpr std::int64_t k_per_group() const { return groups > 0 ? k / groups : k; }
   RDNACONV_HD constexpr std::int64_t gemm_m() const { return n * p() * q(); }
   RDNACONV_HD constexpr std::int64_t gemm_n() const { return k; }
-  RDNACONV_HD constexpr std::int64_t gemm_k() const { return c * r * s; }
+  /// The reduction of one output: C/G * R * S.
+  RDNACONV_HD constexpr std::int64_t gemm_k() const { return c_per_group() * r * s; }
   RDNACONV_HD constexpr std::int64_t x_elems() const { return n * c * h * w; }
-  RDNACONV_HD constexpr std::int64_t w_elems() const { return k * c * r * s; }
+  RDNACONV_HD constexpr std::int64_t w_elems() const { return k * c_per_group() * r * s; }
   RDNACONV_HD constexpr std::int64_t y_elems() const { return n * k * p() * q(); }
   /// Direct-convolution FLOP count, the one convention used everywhere (Winograd too).
   constexpr double flops() const { return 2.0 * double(gemm_m()) * double(k) * double(gemm_k()); }
 };
 
-/// Convenience: symmetric padding.
+/// Convenience: symmetric padding (and groups, default 1).
 constexpr Conv2dProblem make_problem(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w,
                                      std::int64_t k, std::int64_t r, std::int64_t s,
                                      std::int64_t stride = 1, std::int64_t pad = 0,
-                                     std::int64_t dil = 1) {
+                                     std::int64_t dil = 1, std::int64_t groups = 1) {
   Conv2dProblem pr;
   pr.n = n;
   pr.c = c;
@@ -55,6 +63,7 @@ constexpr Conv2dProblem make_problem(std::int64_t n, std::int64_t c, std::int64_
   pr.stride_h = pr.stride_w = stride;
   pr.dil_h = pr.dil_w = dil;
   pr.pad_top = pr.pad_bottom = pr.pad_left = pr.pad_right = pad;
+  pr.groups = groups;
   return pr;
 }
 

@@ -161,6 +161,10 @@ constexpr bool winograd_precise_enough(DType t) {
 constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, ArchClass family,
                                  DType dtype = DType::f16) {
   const RouterThresholds t = router_thresholds(family);
+  if (p.groups != 1)
+    return {Method::grouped, p.c_per_group() == 1
+                                 ? "groups > 1, depthwise (C/G = 1): the grouped family"
+                                 : "groups > 1: the grouped family (the only one that takes them)"};
   if (p.r == 1 && p.s == 1)
     return p.c >= t.tap_min_c ? Routed{Method::gemm1x1, "1x1, C >= tap_min_c"}
                               : Routed{Method::general, "1x1, C < tap_min_c (thin reduction)"};

@@ -42,6 +42,7 @@ enum class Method : std::uint8_t {
   winograd,        ///< Winograd F(4x4, 3x3): transforms + batched GEMM + output transform
   winograd_fused,  ///< Winograd F(4x4, 3x3), output transform folded into the GEMM (no M)
   hopper_tma,      ///< NHWC on Hopper: TMA-fed, warp-specialized wgmma loop (sm_90a only)
+  grouped,         ///< groups > 1 (grouped, depthwise): direct, no matrix atoms
 };
 
 /// The Winograd variants (their results differ from the direct convolution by more rounding).
@@ -113,6 +114,8 @@ constexpr const char* to_string(Method m) {
       return "winograd_fused";
     case Method::hopper_tma:
       return "hopper_tma";
+    case Method::grouped:
+      return "grouped";
   }
   return "?";
 }

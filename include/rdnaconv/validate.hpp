@@ -56,13 +56,15 @@ inline std::string describe(const Conv2dProblem& p) {
   return dims(p) + " stride=" + std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) +
          " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) +
          " pad(t,b,l,r)=" + std::to_string(p.pad_top) + "," + std::to_string(p.pad_bottom) + "," +
-         std::to_string(p.pad_left) + "," + std::to_string(p.pad_right);
+         std::to_string(p.pad_left) + "," + std::to_string(p.pad_right) +
+         (p.groups != 1 ? " groups=" + std::to_string(p.groups) : std::string());
 }
 }  // namespace detail
 
 /// Sizes, strides, dilations positive; padding non-negative; each dimension within 32 bits
-/// (kernels index within one image row/plane in 32 bits and across tensors in 64); the output
-/// not empty. Every message names the field (Conv2dProblem's member) and its value.
+/// (kernels index within one image row/plane in 32 bits and across tensors in 64); groups
+/// positive and dividing C and K; the output not empty. Every message names the field
+/// (Conv2dProblem's member) and its value.
 [[nodiscard]] inline Status validate_problem(const Conv2dProblem& p) {
   const std::int64_t lim = std::numeric_limits<std::int32_t>::max();
   struct Field {
@@ -88,6 +90,12 @@ inline std::string describe(const Conv2dProblem& p) {
                         {"pad_right", p.pad_right}};
   for (const Field& f : pads)
     if (f.value < 0 || f.value > lim) return refuse(f, "in [0, 2^31)");
+  if (p.groups <= 0 || p.groups > lim) return refuse({"groups", p.groups}, "in [1, 2^31)");
+  if (p.c % p.groups != 0 || p.k % p.groups != 0)
+    return {StatusCode::invalid_size,
+            std::string("rdnaconv: groups must divide C and K, got groups=") +
+                std::to_string(p.groups) + " with " + (p.c % p.groups != 0 ? "C=" : "K=") +
+                std::to_string(p.c % p.groups != 0 ? p.c : p.k) + " (" + detail::describe(p) + ")"};
   const std::int64_t span_h = p.h + p.pad_top + p.pad_bottom - p.dil_h * (p.r - 1) - 1;
   const std::int64_t span_w = p.w + p.pad_left + p.pad_right - p.dil_w * (p.s - 1) - 1;
   if (span_h < 0 || span_w < 0)
@@ -102,7 +110,7 @@ inline std::string describe(const Conv2dProblem& p) {
   const double big = 4.0e18;
   if (double(p.n) * double(p.c) * double(p.h) * double(p.w) > big ||
       double(p.n) * double(p.k) * double(p.p()) * double(p.q()) > big ||
-      double(p.k) * double(p.c) * double(p.r) * double(p.s) > big)
+      double(p.k) * double(p.c_per_group()) * double(p.r) * double(p.s) > big)
     return {StatusCode::invalid_size,
             "rdnaconv: tensor too large (over 2^61 elements): " + detail::describe(p)};
   return Status::success();
@@ -120,7 +128,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"activation", unsigned(o.activation), unsigned(Activation::sigmoid)},
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
-      {"method", unsigned(o.method), unsigned(Method::hopper_tma)},
+      {"method", unsigned(o.method), unsigned(Method::grouped)},
   };
   for (const Field& f : fields)
     if (f.value > f.last)

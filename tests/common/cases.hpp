@@ -32,8 +32,10 @@ inline Conv2dProblem full_problem(std::int64_t n, std::int64_t c, std::int64_t h
                                   std::int64_t k, std::int64_t r, std::int64_t s,
                                   std::int64_t stride_h, std::int64_t stride_w, std::int64_t dil_h,
                                   std::int64_t dil_w, std::int64_t pad_top, std::int64_t pad_bottom,
-                                  std::int64_t pad_left, std::int64_t pad_right) {
+                                  std::int64_t pad_left, std::int64_t pad_right,
+                                  std::int64_t groups = 1) {
   Conv2dProblem p = make_problem(n, c, h, w, k, r, s);
+  p.groups = groups;
   p.stride_h = stride_h;
   p.stride_w = stride_w;
   p.dil_h = dil_h;
@@ -67,15 +69,39 @@ inline std::vector<Case> edge_cases() {
        make_problem(1, 16, 3, 3, 8, 3, 3, 1, 4)},
       {"asymmetric rectangular filter",
        with_pads(make_problem(1, 9, 10, 12, 17, 2, 5, 1, 0), 1, 0, 2, 1)},
+      // groups > 1: the grouped family only (every other method needs groups 1)
+      {"depthwise 3x3 C=K=G=32 (NHWC 16-byte x loads)",
+       make_problem(2, 32, 9, 11, 32, 3, 3, 1, 1, 1, 32)},
+      {"depthwise 3x3 s2, VAE pad (0,1,0,1)",
+       with_pads(make_problem(1, 24, 12, 13, 24, 3, 3, 2, 0, 1, 24), 0, 1, 0, 1)},
+      {"depthwise 5x5 dilation 2, C=G=15 (odd), channel multiplier 2",
+       make_problem(1, 15, 13, 10, 30, 5, 5, 1, 4, 2, 15)},
+      {"depthwise 7x7 pad 3 (ConvNeXt), C=20 (not a multiple of 8)",
+       make_problem(1, 20, 14, 14, 20, 7, 7, 1, 3, 1, 20)},
+      {"depthwise multiplier 3 (K=3C), stride 2x1, asymmetric pad",
+       full_problem(1, 8, 9, 6, 24, 3, 3, 2, 1, 1, 1, 1, 0, 2, 1, 8)},
+      {"depthwise K=C=12 (K % 8 != 0) on a 1x1 image, pad 1",
+       make_problem(3, 12, 1, 1, 12, 3, 3, 1, 1, 1, 12)},
+      {"depthwise pad 4 on a 3x3 image (outputs of pure padding)",
+       make_problem(1, 16, 3, 3, 16, 3, 3, 1, 4, 1, 16)},
+      {"grouped C=K=3*5, G=5, odd sizes", make_problem(3, 15, 7, 9, 15, 3, 3, 1, 1, 1, 5)},
+      {"grouped C=15 K=30 G=5 (K/G=6: filter vectors cross groups), s2",
+       make_problem(1, 15, 8, 7, 30, 3, 3, 2, 1, 1, 5)},
+      {"grouped 1x1 G=4 (K/G=8)", make_problem(2, 32, 6, 6, 32, 1, 1, 1, 0, 1, 4)},
+      {"grouped 2x5 dilation 3x1 stride 1x2, asymmetric pad, G=6",
+       full_problem(1, 12, 11, 13, 18, 2, 5, 1, 2, 3, 1, 1, 0, 2, 1, 6)},
+      {"grouped C/G=16 K/G=16 G=2 (ResNeXt-like)",
+       make_problem(1, 32, 10, 10, 32, 3, 3, 1, 1, 1, 2)},
   };
 }
 
 /// Whether method `m` runs on layout `l` at all (the layout-bound 3x3 variants do not run on
-/// the other layout), probed with a plain 8x8 problem of its filter size.
+/// the other layout), probed with a plain 8x8 problem of its filter size (grouped: in 2 groups).
 inline bool method_runs_on(Method m, LayoutKind l) {
   const int rs = m == Method::gemm1x1 ? 1 : 3;
+  const int groups = m == Method::grouped ? 2 : 1;
   return m == Method::automatic ||
-         can_implement(m, make_problem(1, 8, 8, 8, 8, rs, rs, 1, rs / 2), l);
+         can_implement(m, make_problem(1, 8, 8, 8, 8, rs, rs, 1, rs / 2, 1, groups), l);
 }
 
 /// `count` seeded random shapes that method `m` can implement on layout `l` (none if it does
@@ -104,6 +130,16 @@ inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int
         p = make_problem(u(1, 3), u(4, 72), u(1, 24), u(1, 24), u(1, 150), 3, 3, 1, 0);
         p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
         break;
+      case Method::grouped: {
+        // half depthwise (C/G = 1, multiplier 1-3), half grouped (C/G up to 9, K/G up to 20)
+        const int g = u(2, 8), dw = u(0, 1);
+        const int cg = dw ? 1 : u(1, 9), kg = dw ? u(1, 3) : u(1, 20);
+        p = make_problem(u(1, 3), cg * g, u(1, 24), u(1, 24), kg * g, u(1, 7), u(1, 7), u(1, 3), 0,
+                         u(1, 2), g);
+        p.stride_w = u(1, 3);
+        p = with_pads(p, u(0, 3), u(0, 3), u(0, 3), u(0, 3));
+        break;
+      }
       default:
         p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), u(1, 5), u(1, 5),
                          u(1, 3), 0, u(1, 2));

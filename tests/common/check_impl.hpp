@@ -270,7 +270,7 @@ class Checker {
     y_ = guard_.as<std::uint16_t>() + kGuardWords;
     const std::uint32_t seed = rq_.seed;
     const DataKind dk = rq_.data;
-    const double crs = double(p_.c * p_.r * p_.s);
+    const double crs = double(p_.gemm_k());  // C/G R S: the reduction of one output
     float xs = 1.f, ws = 1.f;
     if (dk == DataKind::real) ws = float(1.0 / std::sqrt(crs));
     if (dk == DataKind::adversarial) {
@@ -390,7 +390,7 @@ class Checker {
     cp.k = p_.k;
     cp.pq = p_.p() * p_.q();
     cp.c = p_.c;
-    cp.crs = p_.c * p_.r * p_.s;
+    cp.crs = p_.gemm_k();
     cp.exact = o.exact;
     cp.winograd = winograd;
     cp.err = err_.as<float>();
@@ -489,7 +489,8 @@ Status plan_run(PlanRun& r) {
   r.ran = plan.method();
   r.kernels = plan_kernels(plan.desc());
   const MethodInfo* mi = find_method(plan.desc().method);
-  const std::string own = mi ? mi->tile_str(plan.desc().problem) : std::string();
+  const std::string own =
+      mi ? mi->tile_str(plan.desc().problem, plan.desc().layout) : std::string();
   r.tile = own.empty() ? kernels::tile_of(plan.desc().tiles, plan.desc().tile).str() : own;
   if (Status s = grow(r.packed, r.packed_cap, plan.packed_weight_bytes()); !s) return s;
   if (Status s = grow(r.workspace, r.workspace_cap, plan.workspace_bytes()); !s) return s;

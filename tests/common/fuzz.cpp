@@ -56,7 +56,7 @@ HostData make_data(const FuzzCase& c) {
   const Conv2dProblem& p = c.p;
   HostData d;
   std::uint64_t s = c.seed * 0x2545f4914f6cdd1dull + 7;
-  const double crs = double(p.c * p.r * p.s);
+  const double crs = double(p.gemm_k());  // C/G R S: the reduction of one output
   double xs = 1, ws = 1;
   if (c.data == DataKind::real) ws = 1.0 / std::sqrt(crs);
   if (c.data == DataKind::adversarial) {
@@ -270,8 +270,8 @@ std::string run_prepared(const FuzzCase& c, const HostData& d, const HostRef& re
       const double sw =
           winograd && window_touches_image(c.p, oc.op, oc.oq) ? ref.sw[std::size_t(o)] : 0.0;
       const double bound =
-          reference::error_bound(winograd, c.type, out, c.p.c, c.p.c * c.p.r * c.p.s,
-                                 std::fabs(want), ref.s[std::size_t(o)], sw, false);
+          reference::error_bound(winograd, c.type, out, c.p.c, c.p.gemm_k(), std::fabs(want),
+                                 ref.s[std::size_t(o)], sw, false);
       const double err = std::fabs(got - want);
       ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0);
       if (ratio <= 1 && worst_ratio && ratio > *worst_ratio) *worst_ratio = ratio;
@@ -351,6 +351,13 @@ Conv2dProblem fuzz_problem(std::uint64_t& rng, Method target, LayoutKind layout)
     std::int64_t* pads[] = {&p.pad_top, &p.pad_bottom, &p.pad_left, &p.pad_right};
     for (int i = 0; i < 4; ++i) *pads[i] = uni(rng, 0, 2 * (i < 2 ? p.r : p.s) + 1);
     if (uni(rng, 0, 3) == 0) p.pad_bottom = p.pad_top, p.pad_right = p.pad_left;
+    if (target == Method::grouped) {
+      // groups > 1: half depthwise (C/G = 1, channel multiplier 1-4), half C/G up to 32
+      p.groups = logu(rng, 2, 64);
+      const bool dw = uni(rng, 0, 1) == 0;
+      p.c = p.groups * (dw ? 1 : logu(rng, 1, 32));
+      p.k = p.groups * (dw ? uni(rng, 1, 4) : logu(rng, 1, 32));
+    }
     if (!validate_problem(p).ok()) continue;
     if (host_work(p, kernels::winograd_eligible(p)) > kMaxWork) continue;
     if (target != Method::automatic && !can_implement(target, p, layout)) continue;
@@ -416,7 +423,19 @@ FuzzCase fuzz_shrink(const FuzzCase& failing, std::string& detail) {
                                                    &Conv2dProblem::dil_w};
     for (auto f : unit_fields)
       if (best.p.*f > 1) with([&](FuzzCase& c) { c.p.*f = 1; });
-    if (best.method == Method::general || best.method == Method::automatic) {
+    if (best.p.groups > 1) {  // grouped: fewer groups, depthwise, one filter per group
+      const std::int64_t g = best.p.groups, cg = best.p.c / g, kg = best.p.k / g;
+      if (g > 2)
+        with([&](FuzzCase& c) {
+          c.p.groups = g / 2;
+          c.p.c = cg * (g / 2);
+          c.p.k = kg * (g / 2);
+        });
+      if (cg > 1) with([&](FuzzCase& c) { c.p.c = g; });
+      if (kg > 1) with([&](FuzzCase& c) { c.p.k = g; });
+    }
+    if (best.method == Method::general || best.method == Method::automatic ||
+        best.method == Method::grouped) {
       if (best.p.r > 1) with([](FuzzCase& c) { --c.p.r; });
       if (best.p.s > 1) with([](FuzzCase& c) { --c.p.s; });
     }
@@ -442,12 +461,13 @@ std::string fuzz_edge_entry(const FuzzCase& c) {
       buf, sizeof buf,
       "{\"fuzz seed %llu: %s %s %s %s\", full_problem(%lld, %lld, %lld, %lld, %lld, %lld, %lld, "
       "%lld, %lld, "
-      "%lld, %lld, %lld, %lld, %lld, %lld)},",
+      "%lld, %lld, %lld, %lld, %lld, %lld%s)},",
       (unsigned long long)c.seed, c.method == Method::automatic ? "router" : to_string(c.method),
       to_string(c.type), to_string(c.layout), to_string(c.atom), (long long)p.n, (long long)p.c,
       (long long)p.h, (long long)p.w, (long long)p.k, (long long)p.r, (long long)p.s,
       (long long)p.stride_h, (long long)p.stride_w, (long long)p.dil_h, (long long)p.dil_w,
-      (long long)p.pad_top, (long long)p.pad_bottom, (long long)p.pad_left, (long long)p.pad_right);
+      (long long)p.pad_top, (long long)p.pad_bottom, (long long)p.pad_left, (long long)p.pad_right,
+      p.groups != 1 ? (", " + std::to_string(p.groups)).c_str() : "");
   return buf;
 }
 

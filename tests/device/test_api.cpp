@@ -75,6 +75,14 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
   bad_bias_unused.bias_type = DType(5);  // refused even without a bias: not a type at all
   Conv2dOptions bad_method;
   bad_method.method = Method(42);
+  Conv2dProblem no_groups = good;
+  no_groups.groups = 0;
+  const Conv2dProblem c_not_divisible = make_problem(1, 8, 8, 8, 12, 3, 3, 1, 1, 1, 3);
+  const Conv2dProblem k_not_divisible = make_problem(1, 12, 8, 8, 8, 3, 3, 1, 1, 1, 3);
+  Conv2dOptions forced_dense;
+  forced_dense.method = Method::nhwc3x3;  // needs groups 1
+  Conv2dOptions forced_grouped;
+  forced_grouped.method = Method::grouped;  // needs groups > 1
   const Bad cases[] = {
       {"zero channels", zero, {}, StatusCode::invalid_size},
       {"negative height", negative, {}, StatusCode::invalid_size},
@@ -86,6 +94,12 @@ TEST(BadInput, EveryValidationPathLaunchesNothing) {
       {"method outside the enum", good, bad_method, StatusCode::invalid_option},
       {"bias type", good, bad_bias, StatusCode::unsupported_type},
       {"forced method cannot implement", good, forced, StatusCode::method_not_applicable},
+      {"groups 0", no_groups, {}, StatusCode::invalid_size},
+      {"groups not dividing C", c_not_divisible, {}, StatusCode::invalid_size},
+      {"groups not dividing K", k_not_divisible, {}, StatusCode::invalid_size},
+      {"forced dense method on groups > 1", make_problem(1, 8, 8, 8, 8, 3, 3, 1, 1, 1, 8),
+       forced_dense, StatusCode::method_not_applicable},
+      {"forced grouped on groups 1", good, forced_grouped, StatusCode::method_not_applicable},
   };
   for (const Bad& b : cases) {
     std::size_t ws = 0;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /// @file test_big.cpp Tensors over 2^31 elements: fp16, N = 1, C = 128, H = W = 4200 (x has
-/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families and, on a
-/// Hopper GPU, the TMA family (its N = 2 case puts the second image past 2^31 elements), checked
+/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families, the
+/// grouped family (depthwise on both layouts, 32 groups on NCHW; their grids also stride over
+/// more blocks of work than the 2^20 they launch) and, on a Hopper GPU, the TMA family (its
+/// N = 2 case puts the second image past 2^31 elements), checked
 /// against the device reference on a seeded sample of 2^22 outputs plus the first and last
 /// 4096 (integer data: bitwise). Needs about 14 GB of device memory; skipped without a GPU.
 #include <gtest/gtest.h>
@@ -47,4 +49,16 @@ TEST(BigTensor, Gemm1x1Nchw) {
 TEST(BigTensor, HopperTmaNhwc) {
   check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 256, 3, 3, 1, 1),
             DType::bf16);
+}
+TEST(BigTensor, GroupedDepthwiseNhwc) {
+  check_big(Method::grouped, LayoutKind::nhwc,
+            make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 128));
+}
+TEST(BigTensor, GroupedDepthwiseNchw) {
+  check_big(Method::grouped, LayoutKind::nchw,
+            make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 128));
+}
+TEST(BigTensor, Grouped32Nchw) {
+  check_big(Method::grouped, LayoutKind::nchw,
+            make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 32));
 }

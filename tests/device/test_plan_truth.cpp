@@ -89,9 +89,10 @@ TEST(PlanTruth, LaunchedKernelsAreTheOnesDescribeNames) {
             s = e.plan_run(r);
           }
           ASSERT_TRUE(s.ok()) << c.what << " " << describe(c.p) << ": " << s.message();
-          const std::string want =
-              std::string(is_winograd(r.ran) ? "winograd_filter_transform" : "pack_tap_major") +
-              ", " + r.kernels;
+          const char* prepack = is_winograd(r.ran)         ? "winograd_filter_transform"
+                                : r.ran == Method::grouped ? "pack_grouped"
+                                                           : "pack_tap_major";
+          const std::string want = std::string(prepack) + ", " + r.kernels;
           EXPECT_EQ(joined(log.kernels), want)
               << to_string(m) << " " << to_string(l) << " " << to_string(a) << " " << c.what << " "
               << describe(c.p);

@@ -105,6 +105,13 @@ TEST(Messages, ForcedMethodNamesTheBrokenRuleAndTheValue) {
        "nchw3x3 needs a 3x3 filter, got RxS=1x7"},
       {Method::nhwc3x3, c64, LayoutKind::nhwc, 4,
        "nhwc3x3 needs x_align 16 (it reads x in 16-byte vectors), got x_align=4"},
+      {Method::general, make_problem(1, 64, 16, 16, 64, 3, 3, 1, 1, 1, 8), LayoutKind::nchw, 16,
+       "general needs groups 1, got groups=8"},
+      {Method::winograd, make_problem(1, 64, 16, 16, 64, 3, 3, 1, 1, 1, 64), LayoutKind::nhwc, 16,
+       "winograd needs groups 1, got groups=64"},
+      {Method::gemm1x1, make_problem(1, 64, 16, 16, 64, 1, 1, 1, 0, 1, 2), LayoutKind::nhwc, 16,
+       "gemm1x1 needs groups 1, got groups=2"},
+      {Method::grouped, c64, LayoutKind::nhwc, 16, "grouped needs groups > 1, got groups=1"},
   };
   for (const Case& c : cases) {
     Conv2dOptions o;
@@ -142,18 +149,20 @@ TEST(Messages, WhyNotIsEmptyExactlyWhereCanImplementHolds) {
   for (std::int64_t rs : {1, 3, 5})
     for (std::int64_t c : {3, 4, 8, 20, 64})
       for (std::int64_t stride : {1, 2})
-        for (std::int64_t dil : {1, 2}) {
-          const Conv2dProblem p = make_problem(1, c, 12, 12, 16, rs, rs, stride, rs / 2, dil);
-          for (const MethodInfo& m : kMethods)
-            for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc})
-              for (int align : {2, 16}) {
-                const bool ok = can_implement(m.method, p, l, align);
-                const std::string why = why_not(m.method, p, l, align);
-                EXPECT_EQ(ok, why.empty()) << m.name << " " << detail::describe(p) << " "
-                                           << to_string(l) << " x_align " << align << ": " << why;
-                (ok ? accepted : refused) += 1;
-              }
-        }
+        for (std::int64_t dil : {1, 2})
+          for (std::int64_t groups : {std::int64_t(1), c}) {
+            const Conv2dProblem p =
+                make_problem(1, c, 12, 12, 16 * groups, rs, rs, stride, rs / 2, dil, groups);
+            for (const MethodInfo& m : kMethods)
+              for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc})
+                for (int align : {2, 16}) {
+                  const bool ok = can_implement(m.method, p, l, align);
+                  const std::string why = why_not(m.method, p, l, align);
+                  EXPECT_EQ(ok, why.empty()) << m.name << " " << detail::describe(p) << " "
+                                             << to_string(l) << " x_align " << align << ": " << why;
+                  (ok ? accepted : refused) += 1;
+                }
+          }
   EXPECT_GT(accepted, 100);
   EXPECT_GT(refused, 100);
 }

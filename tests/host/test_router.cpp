@@ -153,7 +153,7 @@ TEST(Router, EmulatedAtomsUseTheRdnaTables) {
 }
 
 TEST(Registry, OneRowPerMethodWithSizes) {
-  EXPECT_EQ(kMethods.size(), 8u);
+  EXPECT_EQ(kMethods.size(), 9u);
   for (const MethodInfo& m : kMethods) {
     EXPECT_EQ(find_method(m.method), &m);
     EXPECT_EQ(find_method(m.name), &m);

@@ -7,5 +7,6 @@
 #include "rdnaconv/kernels/conv3x3/conv3x3_launch.hpp"
 #include "rdnaconv/kernels/gemm1x1/gemm1x1_launch.hpp"
 #include "rdnaconv/kernels/general/general_launch.hpp"
+#include "rdnaconv/kernels/grouped/grouped_launch.hpp"
 #include "rdnaconv/kernels/hopper/hopper_launch.hpp"
 #include "rdnaconv/kernels/winograd/winograd_launch.hpp"

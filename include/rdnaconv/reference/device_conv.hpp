@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file device_conv.hpp Naive device reference: one thread per output, fp32 accumulation in
-/// (c, r, s) order, both layouts, the full epilogue. The oracle for shapes too large for the host.
+/// (c, r, s) order over the C/G channels of the output's group, both layouts, the full epilogue.
+/// The oracle for shapes too large for the host.
 #pragma once
 
 #include <cstdint>
@@ -35,15 +36,17 @@ __global__ void naive_conv2d(Conv2dProblem p, const std::uint16_t* __restrict__ 
     const OutCoord oc = out_coord(p, L, idx ? idx[i] : i);
     const std::int64_t n = oc.n, k = oc.k, op = oc.op, oq = oc.oq;
     float acc = 0.f;
-    for (std::int64_t c = 0; c < p.c; ++c)
+    const std::int64_t cg = p.c_per_group();
+    const std::int64_t c0 = k / p.k_per_group() * cg;  // the group's first input channel
+    for (std::int64_t c = 0; c < cg; ++c)
       for (std::int64_t r = 0; r < p.r; ++r) {
         const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
         if (ih < 0 || ih >= p.h) continue;
         for (std::int64_t t = 0; t < p.s; ++t) {
           const std::int64_t iw = oq * p.stride_w - p.pad_left + t * p.dil_w;
           if (iw < 0 || iw >= p.w) continue;
-          acc = fmaf(arch::to_float<T>(x[x_index(p, L, n, c, ih, iw)]),
-                     arch::to_float<T>(w[((k * p.c + c) * p.r + r) * p.s + t]), acc);
+          acc = fmaf(arch::to_float<T>(x[x_index(p, L, n, c0 + c, ih, iw)]),
+                     arch::to_float<T>(w[((k * cg + c) * p.r + r) * p.s + t]), acc);
         }
       }
     store_out(e.y, e.out_type, i, epilogue_value(e, idx ? idx[i] : i, k, acc));

@@ -128,14 +128,16 @@ RDNACONV_HD inline void output_scales(const Conv2dProblem& p, LayoutKind l, DTyp
       kti[r][u] = float(wino::k_table(ti, r, u) * (1 + 1.0 / 1048576));
       ktj[r][u] = float(wino::k_table(tj, r, u) * (1 + 1.0 / 1048576));
     }
-  for (std::int64_t c = 0; c < p.c; ++c) {
+  const std::int64_t cg = p.c_per_group();
+  const std::int64_t c0 = k / p.k_per_group() * cg;  // groups: the C/G channels of k's group
+  for (std::int64_t c = 0; c < cg; ++c) {
     for (std::int64_t r = 0; r < p.r; ++r)
       for (std::int64_t q = 0; q < p.s; ++q) {
         const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
         const std::int64_t iw = oq * p.stride_w - p.pad_left + q * p.dil_w;
         if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
-        s += fabs(double(load(x[x_index(p, l, n, c, ih, iw)])) *
-                  double(load(w[((k * p.c + c) * p.r + r) * p.s + q])));
+        s += fabs(double(load(x[x_index(p, l, n, c0 + c, ih, iw)])) *
+                  double(load(w[((k * cg + c) * p.r + r) * p.s + q])));
       }
     if (wino_tile) {
       // h[r][v] = Σ_t k_j(t, v) (|g_rt| + fg); weight of patch (u, v) = Σ_r k_i(r, u) h[r][v]
@@ -143,7 +145,7 @@ RDNACONV_HD inline void output_scales(const Conv2dProblem& p, LayoutKind l, DTyp
       for (int r = 0; r < 3; ++r) {
         double g[3];
         for (int q = 0; q < 3; ++q)
-          g[q] = fabs(double(load(w[((k * p.c + c) * 3 + r) * 3 + q]))) + fg;
+          g[q] = fabs(double(load(w[((k * cg + c) * 3 + r) * 3 + q]))) + fg;
         for (int v = 0; v < 6; ++v)
           h[r][v] = ktj[0][v] * g[0] + ktj[1][v] * g[1] + ktj[2][v] * g[2];
       }
@@ -154,7 +156,7 @@ RDNACONV_HD inline void output_scales(const Conv2dProblem& p, LayoutKind l, DTyp
           const std::int64_t ih = ih0 + u, iw = iw0 + v;
           double d = fd;
           if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w)
-            d += fabs(double(load(x[x_index(p, l, n, c, ih, iw)])));
+            d += fabs(double(load(x[x_index(p, l, n, c0 + c, ih, iw)])));
           sw += (kti[0][u] * h[0][v] + kti[1][u] * h[1][v] + kti[2][u] * h[2][v]) * d;
         }
     }

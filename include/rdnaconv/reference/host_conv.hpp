@@ -62,7 +62,8 @@ inline double host_load(const void* t, DType type, std::int64_t i) {
 }
 
 /// Pre-rounding results (double) into `acc` (y layout, y_elems long); `abs_acc` gets sum |x*w|
-/// per output when non-null (the scale of the rounding error of any summation order).
+/// per output when non-null (the scale of the rounding error of any summation order). Groups:
+/// filter k reads the C/G channels of its group, g = k / (K/G), from weights [K][C/G][R][S].
 inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in,
                               const std::uint16_t* x, const std::uint16_t* w, const HostEpilogue& e,
                               std::vector<double>& acc, std::vector<double>* abs_acc = nullptr) {
@@ -71,20 +72,22 @@ inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in,
   if (abs_acc) abs_acc->assign(std::size_t(p.y_elems()), 0.0);
   std::vector<double> wf(std::size_t(p.w_elems()));
   for (std::size_t i = 0; i < wf.size(); ++i) wf[i] = detail::bits_to_float(in, w[i]);
+  const std::int64_t cg = p.c_per_group(), kg = p.k_per_group();
   for (std::int64_t n = 0; n < p.n; ++n)
     for (std::int64_t k = 0; k < p.k; ++k)
       for (std::int64_t op = 0; op < P; ++op)
         for (std::int64_t oq = 0; oq < Q; ++oq) {
           double s = 0, sa = 0;
-          for (std::int64_t c = 0; c < p.c; ++c)
+          const std::int64_t c0 = k / kg * cg;  // the group's first input channel
+          for (std::int64_t c = 0; c < cg; ++c)
             for (std::int64_t r = 0; r < p.r; ++r) {
               const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
               if (ih < 0 || ih >= p.h) continue;
               for (std::int64_t t = 0; t < p.s; ++t) {
                 const std::int64_t iw = oq * p.stride_w - p.pad_left + t * p.dil_w;
                 if (iw < 0 || iw >= p.w) continue;
-                const double xv = detail::bits_to_float(in, x[x_index(p, l, n, c, ih, iw)]);
-                const double prod = xv * wf[std::size_t(((k * p.c + c) * p.r + r) * p.s + t)];
+                const double xv = detail::bits_to_float(in, x[x_index(p, l, n, c0 + c, ih, iw)]);
+                const double prod = xv * wf[std::size_t(((k * cg + c) * p.r + r) * p.s + t)];
                 s += prod;
                 sa += std::fabs(prod);
               }

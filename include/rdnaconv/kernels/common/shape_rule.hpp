@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "rdnaconv/problem.hpp"
+
 namespace rdnaconv::kernels {
 
 struct ShapeRule {
@@ -30,6 +32,12 @@ constexpr ShapeRule broken(const char* needs, const char* what, std::int64_t a, 
 /// ... by a named value (a layout).
 constexpr ShapeRule broken(const char* needs, const char* what, const char* text) {
   return {needs, what, 0, 0, false, text};
+}
+
+/// The first rule of every family but `grouped`: a dense convolution (groups 1), so that
+/// "general needs groups 1, got groups=4" names why a grouped problem goes elsewhere.
+constexpr ShapeRule dense_rule(const Conv2dProblem& p) {
+  return p.groups != 1 ? broken("groups 1", "groups", p.groups) : ShapeRule{};
 }
 
 /// "needs <rule>, got <what>=<value>"; empty when the rule holds.

@@ -23,6 +23,7 @@ struct Conv3x3Variant : DirectFamilySizes<TileKind::conv3x3, tap_layout> {
   /// plan's contract: Conv2dOptions::x_align). NCHW gathers; the channel-blocked variant reads
   /// its own repack.
   static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    if (p.groups != 1) return dense_rule(p);
     if (p.r != 3 || p.s != 3) return broken("a 3x3 filter", "RxS", p.r, p.s);
     if (l != L) return broken(L == LayoutKind::nhwc ? "NHWC" : "NCHW", "layout", to_string(l));
     if (L == LayoutKind::nhwc && p.c % 8 != 0) return broken("C % 8 == 0", "C", p.c);

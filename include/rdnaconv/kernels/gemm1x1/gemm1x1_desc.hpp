@@ -20,6 +20,7 @@ struct Gemm1x1Family : DirectFamilySizes<TileKind::gemm1x1, tap_layout> {
   /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
   /// plan's contract: Conv2dOptions::x_align); NCHW gathers.
   static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    if (p.groups != 1) return dense_rule(p);
     if (p.r != 1 || p.s != 1) return broken("a 1x1 filter", "RxS", p.r, p.s);
     if (l == LayoutKind::nhwc && p.c % 8 != 0) return broken("C % 8 == 0 on NHWC", "C", p.c);
     return {};

@@ -17,8 +17,9 @@ namespace rdnaconv::kernels {
 struct GeneralFamily : DirectFamilySizes<TileKind::general, general_layout> {
   static constexpr Method method = Method::general;
   static constexpr const char* name() { return "general"; }
-  /// Every valid problem: this is the family that makes "every shape has a kernel" true.
-  static constexpr ShapeRule rule(const Conv2dProblem&, LayoutKind) { return {}; }
+  /// Every valid dense problem (groups 1): this is the family that makes "every dense shape has
+  /// a kernel" true (grouped ones have the grouped family).
+  static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind) { return dense_rule(p); }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
     return rule(p, l).holds();
   }

@@ -80,6 +80,7 @@ struct HopperTmaFamily {
   /// (TMA's traversal stride, with a box of up to 256 elements per dimension: 128 columns x 2);
   /// an image within TMA's 2^40-byte strides. Any filter size, dilation and padding.
   static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    if (p.groups != 1) return dense_rule(p);
     if (l != LayoutKind::nhwc) return broken("NHWC", "layout", to_string(l));
     if (p.c % 8 != 0) return broken("C % 8 == 0", "C", p.c);
     if (p.stride_h > 2 || p.stride_w > 2)

@@ -18,6 +18,7 @@ namespace rdnaconv::kernels {
 /// F(4x4, 3x3) needs unit stride and dilation; C < 4 is excluded because the transforms'
 /// error amplification is not amortised over a short reduction (docs/DESIGN.md).
 constexpr ShapeRule winograd_rule(const Conv2dProblem& p) {
+  if (p.groups != 1) return dense_rule(p);
   if (p.r != 3 || p.s != 3) return broken("a 3x3 filter", "RxS", p.r, p.s);
   if (p.stride_h != 1 || p.stride_w != 1)
     return broken("stride 1", "stride", p.stride_h, p.stride_w);

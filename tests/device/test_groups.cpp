@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/// @file test_groups.cpp The grouped family (groups > 1) on a GPU, beyond what the registry-wide
+/// suites give it (test_families.cpp: edge list, random shapes, every epilogue, real data,
+/// stability; test_plan_truth.cpp; test_fuzz.cpp):
+///   Paths       each kernel path its geometry and the call's buffers select (16-byte x loads
+///               or element loads, x and y off 16-byte alignment, weights in shared memory or
+///               not, the NCHW input strip staged or not, filter vectors crossing groups,
+///               channel multipliers), bit for bit against the float64 host reference on
+///               integer data, with a residual in place and an fp32 output too;
+/// (Tensors over 2^31 elements: test_big.cpp, BigTensor.Grouped*.)
+/// Written before any GPU ran them (kernels/grouped/README.md); skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/dev_buf.hpp"
+#include "rdnaconv/conv2d.hpp"
+#include "rdnaconv/reference/host_conv.hpp"
+
+using namespace rdnaconv;
+using namespace rdnaconv::testing;
+
+namespace {
+
+struct PathCase {
+  const char* what;
+  Conv2dProblem p;
+};
+
+std::vector<PathCase> path_cases() {
+  Conv2dProblem wide = make_problem(1, 4, 5, 3 * 4096 + 1, 4, 3, 1, 1, 1, 1, 4);
+  wide.stride_w = 4096;  // the NCHW strip exceeds the shared-memory cap: x from global memory
+  wide.pad_left = wide.pad_right = 0;
+  return {
+      {"depthwise C=K=32 3x3 (16-byte x loads, 16-byte y stores)",
+       make_problem(2, 32, 7, 9, 32, 3, 3, 1, 1, 1, 32)},
+      {"depthwise multiplier 2 (element x loads)",
+       make_problem(1, 16, 6, 5, 32, 3, 3, 2, 1, 1, 16)},
+      {"depthwise 61x61 filter (NHWC weights from global memory)",
+       make_problem(1, 8, 40, 40, 8, 61, 61, 1, 30, 1, 8)},
+      {"depthwise stride_w 4096 (NCHW strip not staged)", wide},
+      {"depthwise small planes (NCHW: several planes per block), C=K=24, 5x5 image",
+       make_problem(2, 24, 5, 5, 24, 3, 3, 1, 1, 1, 24)},
+      {"depthwise C=K=40 (5 filter vectors in a slice of 8)",
+       make_problem(1, 40, 4, 4, 40, 5, 5, 1, 2, 1, 40)},
+      {"grouped C=15 K=30 G=5 (filter vectors cross groups)",
+       make_problem(2, 15, 6, 7, 30, 3, 3, 1, 1, 1, 5)},
+      {"grouped C=32 K=64 G=4 (vectors inside a group), dilation 2",
+       make_problem(1, 32, 9, 9, 64, 3, 3, 1, 2, 2, 4)},
+  };
+}
+
+struct PathVariant {
+  std::size_t offset;  ///< bytes added to x and y (2, 4: off 16-byte alignment)
+  Activation act;
+  DType out;
+  bool residual;  ///< in place (z == y)
+};
+
+std::vector<std::uint16_t> ints(std::size_t n, DType t, unsigned seed) {
+  std::mt19937 g(seed);
+  std::vector<std::uint16_t> v(n);
+  for (auto& w : v) w = detail::float_to_bits(t, float(int(g() % 7) - 3));
+  return v;
+}
+
+/// One case and variant through the plan, compared word for word with the host reference.
+template <class T, class L>
+std::string run_path(const Conv2dProblem& p, const PathVariant& v, unsigned seed) {
+  constexpr DType kT = dtype_of<T>();
+  constexpr LayoutKind kL = L::kind;
+  Conv2dOptions o;
+  o.has_bias = true;
+  o.bias_type = DType::f32;
+  o.activation = v.act;
+  o.out_type = v.out;
+  o.has_residual = v.residual;
+  o.x_align = v.offset == 0 ? 16 : 2;
+  Plan<T, L> plan;
+  if (Status s = Plan<T, L>::create(plan, p, o); !s) return "plan: " + s.message();
+  if (plan.method() != Method::grouped) return std::string("ran ") + to_string(plan.method());
+  const DType out = plan.desc().out_type();
+  const std::size_t eb = dtype_bytes(out), ny = std::size_t(p.y_elems());
+  const auto hx = ints(std::size_t(p.x_elems()), kT, seed);
+  const auto hw = ints(std::size_t(p.w_elems()), kT, seed + 1);
+  std::vector<float> hb(std::size_t(p.k)), hz(ny);
+  for (std::size_t i = 0; i < hb.size(); ++i) hb[i] = float(int(i % 5) - 2) * 0.5f;
+  for (std::size_t i = 0; i < ny; ++i) hz[i] = float(int((i * 7) % 5) - 2);
+  std::vector<std::uint8_t> zbytes(ny * eb);
+  for (std::size_t i = 0; i < ny; ++i) {
+    if (out == DType::f32) {
+      std::memcpy(zbytes.data() + i * 4, &hz[i], 4);
+    } else {
+      const std::uint16_t b = detail::float_to_bits(out, hz[i]);
+      std::memcpy(zbytes.data() + i * 2, &b, 2);
+    }
+  }
+  DevBuf x(hx.size() * 2 + 16), w(hw.size() * 2), b(hb.size() * 4), y(ny * eb + 16),
+      pk(plan.packed_weight_bytes() + 16), ws(plan.workspace_bytes() + 16);
+  if (!x.ok() || !w.ok() || !b.ok() || !y.ok() || !pk.ok() || !ws.ok()) return "allocation";
+  auto* xp = x.as<char>() + v.offset;
+  auto* yp = y.as<char>() + v.offset;
+  if (rt::memcpy_h2d(xp, hx.data(), hx.size() * 2) != rt::success ||
+      rt::memcpy_h2d(w.p, hw.data(), hw.size() * 2) != rt::success ||
+      rt::memcpy_h2d(b.p, hb.data(), hb.size() * 4) != rt::success ||
+      rt::memset(yp, 0xff, ny * eb) != rt::success ||
+      (v.residual && rt::memcpy_h2d(yp, zbytes.data(), zbytes.size()) != rt::success))
+    return "upload";
+  if (Status s = plan.prepack(w.as<const T>(), pk.p); !s) return "prepack: " + s.message();
+  if (Status s = plan.run(reinterpret_cast<const T*>(xp), pk.p, b.p, yp, ws.p,
+                          plan.workspace_bytes(), nullptr, v.residual ? yp : nullptr);
+      !s)
+    return "run: " + s.message();
+  if (rt::synchronize() != rt::success) return "kernel error";
+  std::vector<std::uint8_t> got(ny * eb);
+  if (rt::memcpy_d2h(got.data(), yp, got.size()) != rt::success) return "download";
+  reference::HostEpilogue e;
+  e.bias = hb.data();
+  e.bias_type = DType::f32;
+  e.act = v.act;
+  if (v.residual) {
+    e.z = hz.data();
+    e.z_type = DType::f32;
+  }
+  const std::vector<std::uint32_t> want =
+      reference::host_conv2d(p, kL, kT, hx.data(), hw.data(), e, out);
+  std::int64_t bad = 0, first = -1;
+  for (std::size_t i = 0; i < ny; ++i) {
+    std::uint32_t g = 0;
+    std::memcpy(&g, got.data() + i * eb, eb);
+    if (g != want[i]) {
+      if (first < 0) first = std::int64_t(i);
+      ++bad;
+    }
+  }
+  if (bad == 0) return {};
+  std::uint32_t g = 0;
+  std::memcpy(&g, got.data() + std::size_t(first) * eb, eb);
+  return std::to_string(bad) + " of " + std::to_string(ny) + " outputs differ; first at " +
+         std::to_string(first) + ": got bits " + std::to_string(g) + ", want " +
+         std::to_string(want[std::size_t(first)]) + " (" + plan.describe() + ")";
+}
+
+template <class T, class L>
+void check_paths() {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const PathVariant variants[] = {
+      {0, Activation::none, DType::same, false}, {2, Activation::relu, DType::same, false},
+      {0, Activation::relu6, DType::f32, true},  {4, Activation::none, DType::f32, true},
+      {0, Activation::relu, DType::same, true},
+  };
+  unsigned seed = 17;
+  for (const PathCase& c : path_cases())
+    for (const PathVariant& v : variants) {
+      const std::string why = run_path<T, L>(c.p, v, seed++);
+      EXPECT_TRUE(why.empty()) << c.what << " " << describe(c.p) << " offset " << v.offset
+                               << " act " << to_string(v.act) << " out " << to_string(v.out)
+                               << (v.residual ? " residual in place" : "") << ": " << why;
+    }
+}
+
+}  // namespace
+
+TEST(GroupedPaths, Fp16Nhwc) {
+  check_paths<fp16_t, NHWC>();
+}
+TEST(GroupedPaths, Fp16Nchw) {
+  check_paths<fp16_t, NCHW>();
+}
+TEST(GroupedPaths, Bf16Nhwc) {
+  check_paths<bf16_t, NHWC>();
+}
+TEST(GroupedPaths, Bf16Nchw) {
+  check_paths<bf16_t, NCHW>();
+}
