@@ -248,6 +248,28 @@ TEST(OneShot, MatchesPlanAndHostReference) {
 }
 
 #if defined(RDNACONV_BACKEND_CUDA)
+namespace {
+/// Captures `run(stream)` (one plan.run on the stream it is given) into a graph on a stream of
+/// its own, replays the graph once and waits for it; `st` is what the captured run returned.
+template <class Run>
+void capture_and_replay(Run&& run, Status& st) {
+  cudaStream_t s;
+  RT_OK(cudaStreamCreate(&s));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  RT_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  st = run(s);
+  RT_OK(cudaStreamEndCapture(s, &g));
+  ASSERT_TRUE(st.ok()) << st.message();
+  RT_OK(cudaGraphInstantiate(&ge, g, 0));
+  RT_OK(cudaGraphLaunch(ge, s));
+  RT_OK(cudaStreamSynchronize(s));
+  RT_OK(cudaGraphExecDestroy(ge));
+  RT_OK(cudaGraphDestroy(g));
+  RT_OK(cudaStreamDestroy(s));
+}
+}  // namespace
+
 TEST(GraphCapture, RunIsCapturableAndReplays) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const Conv2dProblem p = make_problem(1, 64, 16, 16, 64, 3, 3, 1, 1);
@@ -268,25 +290,18 @@ TEST(GraphCapture, RunIsCapturableAndReplays) {
     ASSERT_TRUE(plan.prepack(static_cast<fp16_t*>(w), pk).ok());
     ASSERT_TRUE(
         plan.run(static_cast<fp16_t*>(x), pk, nullptr, y1, ws, plan.workspace_bytes()).ok());
-    cudaStream_t s;
-    RT_OK(cudaStreamCreate(&s));
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    RT_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    const Status st =
-        plan.run(static_cast<fp16_t*>(x), pk, nullptr, y2, ws, plan.workspace_bytes(), s);
-    RT_OK(cudaStreamEndCapture(s, &g));
-    ASSERT_TRUE(st.ok()) << st.message();
-    RT_OK(cudaGraphInstantiate(&ge, g, 0));
-    RT_OK(cudaGraphLaunch(ge, s));
-    RT_OK(cudaStreamSynchronize(s));
+    Status st;
+    capture_and_replay(
+        [&](cudaStream_t s) {
+          return plan.run(static_cast<fp16_t*>(x), pk, nullptr, y2, ws, plan.workspace_bytes(), s);
+        },
+        st);
+    if (::testing::Test::HasFatalFailure()) return;
+    ASSERT_TRUE(st.ok()) << to_string(m) << ": " << st.message();
     std::vector<std::uint16_t> a(p.y_elems()), b(p.y_elems());
     RT_OK(rt::memcpy_d2h(a.data(), y1, a.size() * 2));
     RT_OK(rt::memcpy_d2h(b.data(), y2, b.size() * 2));
     EXPECT_EQ(a, b) << to_string(m);
-    RT_OK(cudaGraphExecDestroy(ge));
-    RT_OK(cudaGraphDestroy(g));
-    RT_OK(cudaStreamDestroy(s));
     RT_OK(rt::free(x));
     RT_OK(rt::free(w));
     RT_OK(rt::free(pk));
@@ -326,21 +341,16 @@ TEST(GraphCapture, HopperFirstRunInsideCapture) {
   RT_OK(rt::memset(y1, 0, p.y_elems() * 2));
   ASSERT_TRUE(plan.prepack(static_cast<bf16_t*>(w), pk).ok());
   RT_OK(rt::synchronize());
-  cudaStream_t s;
-  RT_OK(cudaStreamCreate(&s));
-  cudaGraph_t g;
-  cudaGraphExec_t ge;
-  RT_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-  const Status st =
-      plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y1, nullptr, 0, s);
-  RT_OK(cudaStreamEndCapture(s, &g));
+  Status st;
+  capture_and_replay(
+      [&](cudaStream_t s) {
+        return plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y1, nullptr, 0, s);
+      },
+      st);
+  if (::testing::Test::HasFatalFailure()) return;
   ASSERT_TRUE(st.ok()) << st.message();
-  RT_OK(cudaGraphInstantiate(&ge, g, 0));
-  RT_OK(cudaGraphLaunch(ge, s));
-  RT_OK(cudaStreamSynchronize(s));
-  ASSERT_TRUE(
-      plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y2, nullptr, 0, s).ok());
-  RT_OK(cudaStreamSynchronize(s));
+  ASSERT_TRUE(plan.run(static_cast<bf16_t*>(x), pk, static_cast<bf16_t*>(b), y2, nullptr, 0).ok());
+  RT_OK(rt::synchronize());
   std::vector<std::uint16_t> a(p.y_elems()), c(p.y_elems());
   RT_OK(rt::memcpy_d2h(a.data(), y1, a.size() * 2));
   RT_OK(rt::memcpy_d2h(c.data(), y2, c.size() * 2));
@@ -349,9 +359,6 @@ TEST(GraphCapture, HopperFirstRunInsideCapture) {
   // plus bias is neither 0 nor uniform at the padded border).
   EXPECT_NE(a.front(), 0u);
   EXPECT_NE(a.front(), a[std::size_t(p.q() / 2) * std::size_t(p.k)]);
-  RT_OK(cudaGraphExecDestroy(ge));
-  RT_OK(cudaGraphDestroy(g));
-  RT_OK(cudaStreamDestroy(s));
   for (void* q : {x, w, b, pk, y1, y2}) RT_OK(rt::free(q));
 }
 #endif
