@@ -2,16 +2,14 @@
 /// @file hopper_tma.hpp The Hopper family's kernel (issue 15, hopper_desc.hpp): a
 /// warp-specialized main loop. Warpgroup 0 is the producer: one thread walks the reduction
 /// (filter tap, then block of BK = 64 or 32 channels) and issues one TMA box of the input and one
-/// of the packed
-/// weights per step into a ring of stages, each completing on its stage's `full` mbarrier.
-/// Warpgroups 1 and 2 are the consumers: each waits for a stage, issues its 64-row share of the
-/// block's wgmma products from shared memory (m64n128k16 or m64n256k16, one per 16 reduction
-/// elements),
-/// and releases the stage it finished one step later on the stage's `empty` mbarrier. No
-/// __syncthreads in the loop, no address arithmetic in the consumers, no register staging.
-/// Epilogue: accumulators through shared memory (f32, the pipeline's own bytes), then runs of 8
-/// filters of one pixel with 16-byte stores, every epilogue option (bias, residual, activation,
-/// output type) applied in the copy-out.
+/// of the packed weights per step into a ring of stages, each completing on its stage's `full`
+/// mbarrier. Warpgroups 1 and 2 are the consumers: each waits for a stage, issues its 64-row
+/// share of the block's wgmma products from shared memory (m64n128k16 or m64n256k16, one per 16
+/// reduction elements), and releases the stage it finished one step later on the stage's `empty`
+/// mbarrier. No __syncthreads in the loop, no address arithmetic in the consumers, no register
+/// staging. Epilogue: accumulators through shared memory (f32, the pipeline's own bytes), then
+/// runs of 8 filters of one pixel with 16-byte stores, every epilogue option (bias, residual,
+/// activation, output type) applied in the copy-out.
 ///
 /// Shared memory layouts: both operands of a step are K-major rows of BK channels, 128-byte rows
 /// in the 128-byte swizzle (BK = 64) or 64-byte rows in the 64-byte swizzle (BK = 32): what
