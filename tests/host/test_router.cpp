@@ -298,8 +298,8 @@ TEST(DeviceFamily, Mapping) {
   EXPECT_EQ(family_from_cuda_cc(75), ArchClass::generic);
 }
 
-// The Hopper family (issue 15): its output boxes, its rules, and plans only on the sm90 table,
-// forced only (the router never picks it until a device run has tested it).
+// The Hopper family (issue 15): its output boxes, step width and stages, its rules, plans only
+// on the sm90 table, and the sm90 router's rule for it.
 TEST(Hopper, GeometryRulesAndPlans) {
   using kernels::hopper_geometry;
   // a VAE layer: 128 columns per box, one row; K = 512 in two 256-wide filter blocks
