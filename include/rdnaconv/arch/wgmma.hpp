@@ -50,35 +50,28 @@ inline constexpr bool kWgmmaTilesCompile = false;
 inline constexpr bool kWgmmaTilesCompile = true;
 #endif
 
-/// Descriptor of a K-major operand in the 64-byte swizzled layout (above): start address and
-/// the byte offset between consecutive 8-row groups (512), both in 16-byte units; the leading
-/// offset is unused for swizzled K-major layouts (1 by convention); swizzle mode 2 = 64 bytes.
-RDNACONV_DEVICE inline std::uint64_t smem_desc_sw64(const void* p) {
+/// Descriptor of a K-major operand in a swizzled layout of RowBytes-byte rows: 64 (above: rows
+/// of 32 16-bit elements, chunk c of row r at c ^ ((r / 2) % 4), 512 bytes per 8 rows, mode 2)
+/// or 128 (rows of 64 elements, chunk c of row r at c ^ (r % 8), 1024 bytes per 8 rows, mode 1;
+/// what CU_TENSOR_MAP_SWIZZLE_128B writes). Fields: the start address and the byte offset
+/// between consecutive 8-row groups, both in 16-byte units; the leading offset, unused for
+/// swizzled K-major layouts, is 1 by convention. An operand starts aligned to its 8-row span;
+/// the k-th 16-element slice of the rows starts 32 k bytes further (+2 k in the descriptor).
+template <int RowBytes>
+RDNACONV_DEVICE inline std::uint64_t smem_desc_swizzled(const void* p) {
+  static_assert(RowBytes == 64 || RowBytes == 128, "the 64- or 128-byte swizzle");
 #if defined(RDNACONV_WGMMA_ASM)
   const auto a = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
   return std::uint64_t((a & 0x3ffff) >> 4) | (std::uint64_t(1) << 16) |
-         (std::uint64_t(512 >> 4) << 32) | (std::uint64_t(2) << 62);
+         (std::uint64_t(8 * RowBytes >> 4) << 32) | (std::uint64_t(RowBytes == 64 ? 2 : 1) << 62);
 #else
   (void)p;
   return 0;
 #endif
 }
-
-/// Descriptor of a K-major operand in the 128-byte swizzled layout: rows of 64 16-bit elements
-/// (128 bytes), row r's 16-byte chunk c stored at chunk c ^ (r % 8), so the pattern repeats
-/// every 8 rows (1024 bytes, the stride between 8-row groups) and an operand starts 1024-byte
-/// aligned; swizzle mode 1 = 128 bytes. What CU_TENSOR_MAP_SWIZZLE_128B writes. As with the
-/// 64-byte layout, the k-th 16-element slice of the rows starts 32 k bytes further (+2 k in the
-/// descriptor's 16-byte address units).
-RDNACONV_DEVICE inline std::uint64_t smem_desc_sw128(const void* p) {
-#if defined(RDNACONV_WGMMA_ASM)
-  const auto a = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-  return std::uint64_t((a & 0x3ffff) >> 4) | (std::uint64_t(1) << 16) |
-         (std::uint64_t(1024 >> 4) << 32) | (std::uint64_t(1) << 62);
-#else
-  (void)p;
-  return 0;
-#endif
+/// The engine's wgmma tiles: 64-byte rows.
+RDNACONV_DEVICE inline std::uint64_t smem_desc_sw64(const void* p) {
+  return smem_desc_swizzled<64>(p);
 }
 
 /// Orders this warpgroup's register accesses before the wgmma that follow (needed before the

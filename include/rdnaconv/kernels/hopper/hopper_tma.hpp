@@ -63,16 +63,6 @@ struct HopperSmem {
   static_assert(kStaged <= kPipe, "the staged epilogue reuses the pipeline's bytes");
 };
 
-/// The swizzled operand's descriptor for BK-channel rows.
-template <int BK>
-RDNACONV_DEVICE inline std::uint64_t hopper_desc(const void* p) {
-  static_assert(BK == 32 || BK == 64, "64- or 128-byte rows");
-  if constexpr (BK == 64)
-    return arch::smem_desc_sw128(p);
-  else
-    return arch::smem_desc_sw64(p);
-}
-
 /// The kernel. T: fp16 or bf16 (x, weights); BN: filters per block (128 or 256); ST: stages;
 /// BK: channels per step (64: 128-byte swizzle; 32: 64-byte swizzle).
 template <DType T, int BN, int ST, int BK>
@@ -149,8 +139,8 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
     const int st = step % ST;
     arch::mbar_wait(&full[st], (step / ST) & 1);
     const char* a = smem + st * SM::kStage;
-    const std::uint64_t da = hopper_desc<BK>(a + g * 64 * SM::kBk * 2);
-    const std::uint64_t db = hopper_desc<BK>(a + SM::kABytes);
+    const std::uint64_t da = arch::smem_desc_swizzled<BK * 2>(a + g * 64 * SM::kBk * 2);
+    const std::uint64_t db = arch::smem_desc_swizzled<BK * 2>(a + SM::kABytes);
     arch::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < SM::kBk / 16; ++kk) {  // the k-th 16 channels: 32 bytes on
