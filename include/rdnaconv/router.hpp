@@ -5,6 +5,7 @@
 /// not, so every valid shape always has a kernel.
 #pragma once
 
+#include "rdnaconv/kernels/hopper/hopper_desc.hpp"
 #include "rdnaconv/kernels/winograd/winograd_desc.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
@@ -176,8 +177,9 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
     if (p.c < t.tap_min_c) return {Method::general, "3x3, C < tap_min_c (thin reduction)"};
     if (wino && p.k <= t.fused_max_k)
       return {Method::winograd_fused, "3x3 s1, fp16, K <= fused_max_k"};
-    if (layout == LayoutKind::nhwc && p.k >= t.hopper_min_k && p.c >= t.hopper_min_c &&
-        p.k + p.c >= t.hopper_min_k_plus_c && p.c % 8 == 0 && p.stride_h <= 2 && p.stride_w <= 2) {
+    // (the family's own shape rule says what it runs: NHWC, C % 8, stride, image size)
+    if (p.k >= t.hopper_min_k && p.c >= t.hopper_min_c && p.k + p.c >= t.hopper_min_k_plus_c &&
+        kernels::HopperTmaFamily::can_implement(p, layout)) {
       const bool wide = p.k >= t.hopper_wide_channels && p.c >= t.hopper_wide_channels;
       if (wide && p.gemm_m() >= t.hopper_min_pixels)
         return {Method::hopper_tma,
