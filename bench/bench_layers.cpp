@@ -3,7 +3,8 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue] [--methods=router|all]
+///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue|grouped]
+///   [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
 ///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
 ///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
@@ -27,7 +28,10 @@
 /// separate kernels, as its label says; cudnn-legacy+res: cudnnConvolutionBiasActivationForward)
 /// beside the plain rows. --set=epilogue: every ResNet-50 layer at N1 and N32 with bias + relu
 /// fused on both sides (router+bias_relu, cudnn+bias_relu: a conv + BN + relu block at
-/// inference), and the residual rows on the bottleneck conv3 layers.
+/// inference), and the residual rows on the bottleneck conv3 layers. --set=grouped: the grouped
+/// and depthwise models (torchvision ConvNeXt-T and MobileNetV2 at 224², N1 and N32, both types
+/// and layouts; tests/common/model_layers.hpp), cuDNN beside (the group count from the filter's
+/// C/G channels).
 /// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every layer of
 /// the model back to back on one stream, and the same sequence captured once and replayed as a
 /// graph. Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps
@@ -177,6 +181,11 @@ std::vector<BenchSet> sets(const std::string& which) {
   if (which == "epilogue")
     return {{"resnet50_224", 1, both_t, both_l, nullptr, false, true, true},
             {"resnet50_224", 32, both_t, both_l, nullptr, false, true, true}};
+  if (which == "grouped")  // issue 17: the depthwise and grouped layers of two models
+    return {{"convnext_t_224", 1, both_t, both_l},
+            {"convnext_t_224", 32, both_t, both_l},
+            {"mobilenet_v2_224", 1, both_t, both_l},
+            {"mobilenet_v2_224", 32, both_t, both_l}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
@@ -312,10 +321,11 @@ struct LayerData {
 };
 LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t y_bytes) {
   static LayerData d;
-  const std::string key =
-      std::to_string(p.n) + "/" + std::to_string(p.c) + "/" + std::to_string(p.h) + "/" +
-      std::to_string(p.w) + "/" + std::to_string(p.k) + "/" + std::to_string(p.r) + "/" +
-      std::to_string(p.s) + "/" + to_string(t) + "/" + to_string(l) + "/" + std::to_string(y_bytes);
+  const std::string key = std::to_string(p.n) + "/" + std::to_string(p.c) + "/" +
+                          std::to_string(p.h) + "/" + std::to_string(p.w) + "/" +
+                          std::to_string(p.k) + "/" + std::to_string(p.r) + "/" +
+                          std::to_string(p.s) + "/g" + std::to_string(p.groups) + "/" +
+                          to_string(t) + "/" + to_string(l) + "/" + std::to_string(y_bytes);
   if (d.key == key) return d;
   d = LayerData{};
   d.key = key;
@@ -331,7 +341,7 @@ LayerData& layer_data(const Conv2dProblem& p, DType t, LayoutKind l, std::size_t
     fill(base, p.x_elems(), t, 17 + i, 1.f);
   }
   d.w = std::make_unique<DevMem>(std::size_t(p.w_elems()) * 2);
-  fill(d.w->p, p.w_elems(), t, 5, float(1 / std::sqrt(double(p.c * p.r * p.s))));
+  fill(d.w->p, p.w_elems(), t, 5, float(1 / std::sqrt(double(p.gemm_k()))));
   RT_CHECK(rt::synchronize());
   return d;
 }
@@ -712,12 +722,13 @@ double rel_err_vs_router(const Conv2dProblem& p, RowEpi epi, const void* x, cons
   std::vector<std::uint16_t> hw(std::size_t(p.w_elems()));
   RT_CHECK(rt::memcpy_d2h(hw.data(), w_vendor, hw.size() * 2));
   if (L::kind == LayoutKind::nhwc) {
+    const std::int64_t cg = p.c_per_group();  // a filter's channels
     std::vector<std::uint16_t> oihw(hw.size());
     for (std::int64_t k = 0; k < p.k; ++k)
-      for (std::int64_t c = 0; c < p.c; ++c)
+      for (std::int64_t c = 0; c < cg; ++c)
         for (std::int64_t r = 0; r < p.r; ++r)
           for (std::int64_t q = 0; q < p.s; ++q)
-            oihw[((k * p.c + c) * p.r + r) * p.s + q] = hw[((k * p.r + r) * p.s + q) * p.c + c];
+            oihw[((k * cg + c) * p.r + r) * p.s + q] = hw[((k * p.r + r) * p.s + q) * cg + c];
     hw.swap(oihw);
   }
   DevMem wd(hw.size() * 2);
@@ -827,7 +838,8 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
       const Conv2dProblem& p = ml.p;
       const std::string key = std::to_string(p.c) + "/" + std::to_string(p.h) + "/" +
                               std::to_string(p.k) + "/" + std::to_string(p.r) + "/" +
-                              std::to_string(p.stride_h) + "/" + std::to_string(p.pad_bottom);
+                              std::to_string(p.stride_h) + "/" + std::to_string(p.pad_bottom) +
+                              "/g" + std::to_string(p.groups);
       flops += p.flops();
       bytes += double(p.x_elems() + p.w_elems() + p.y_elems()) * 2;
       auto& it = by_shape[key];
@@ -852,7 +864,7 @@ void bm_model(benchmark::State& st, std::vector<models::ModelLayer> layers, bool
         it->y = std::make_unique<DevMem>(std::size_t(q.y_elems()) * 2);
         it->w = std::make_unique<DevMem>(std::size_t(q.w_elems()) * 2);
         fill(it->x->p, q.x_elems(), dt, 3, 1.f);
-        fill(it->w->p, q.w_elems(), dt, 4, float(1 / std::sqrt(double(q.c * q.r * q.s))));
+        fill(it->w->p, q.w_elems(), dt, 4, float(1 / std::sqrt(double(q.gemm_k()))));
         if (!vendor)
           if (Status e = it->plan.prepack(static_cast<const T*>(it->w->p), it->pk->p); !e)
             throw std::runtime_error(e.message());
@@ -1072,8 +1084,9 @@ int main(int argc, char** argv) {
   }
   if (g_opt.set == "sweep") g_opt.all_methods = true;
   if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke" &&
-      g_opt.set != "residual" && g_opt.set != "epilogue") {
-    std::fprintf(stderr, "rdnaconv_bench: --set=quick|full|sweep|smoke|residual|epilogue\n");
+      g_opt.set != "residual" && g_opt.set != "epilogue" && g_opt.set != "grouped") {
+    std::fprintf(stderr,
+                 "rdnaconv_bench: --set=quick|full|sweep|smoke|residual|epilogue|grouped\n");
     return 2;
   }
   int devices = 0;

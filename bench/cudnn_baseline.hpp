@@ -90,26 +90,29 @@ class CudnnConv {
         !ok(cudnnCreateFilterDescriptor(&w_)) || !ok(cudnnCreateConvolutionDescriptor(&c_)))
       return "descriptor creation: " + err_;
     if (!ok(cudnnSetTensor4dDescriptor(x_, fmt, dt, int(p_.n), int(p_.c), int(p_.h), int(p_.w))) ||
-        !ok(cudnnSetFilter4dDescriptor(w_, dt, fmt, int(p_.k), int(p_.c), int(p_.r), int(p_.s))) ||
+        !ok(cudnnSetFilter4dDescriptor(w_, dt, fmt, int(p_.k), int(p_.c_per_group()), int(p_.r),
+                                       int(p_.s))) ||
         !ok(cudnnSetConvolution2dDescriptor(c_, int(p_.pad_top), int(p_.pad_left), int(p_.stride_h),
                                             int(p_.stride_w), int(p_.dil_h), int(p_.dil_w),
                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
+        !ok(cudnnSetConvolutionGroupCount(c_, int(p_.groups))) ||
         !ok(cudnnSetConvolutionMathType(c_, CUDNN_TENSOR_OP_MATH)) ||
         !ok(cudnnSetTensor4dDescriptor(y_, fmt, dt, int(p_.n), int(p_.k), int(p_.p()),
                                        int(p_.q()))))
       return "descriptor setup: " + err_;
     // cudnnFind once per (shape, type, layout) in a process: the layer rows and the end-to-end
     // rows of the same model reuse its answer, as an application would cache it.
-    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                           std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int>;
+    using Key =
+        std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                   std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int>;
     struct Found {
       cudnnConvolutionFwdAlgo_t algo;
       std::size_t memory;
       cudnnMathType_t math;
     };
     static std::map<Key, Found> found;
-    const Key key{p_.n,        p_.c,       p_.h,     p_.w,   p_.k,  p_.r,
-                  p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
+    const Key key{p_.n,        p_.c,       p_.h,     p_.w,      p_.k,   p_.r,
+                  p_.stride_h, p_.pad_top, p_.dil_h, p_.groups, int(t), int(l)};
     if (auto it = found.find(key); it != found.end()) {
       algo_ = it->second.algo;
       ws_bytes_ = it->second.memory;

@@ -139,9 +139,9 @@ class CudnnGraphConv {
     epi_ = epi;
     if (epi != VendorEpilogue::none && !sep_y_)
       if (std::string e = make_separate_descriptors(); !e.empty()) return e;
-    key_ =
-        Key{p_.n,        p_.c,       p_.h,        p_.w,     p_.k,     p_.r,   p_.s,   p_.stride_h,
-            p_.stride_w, p_.pad_top, p_.pad_left, p_.dil_h, p_.dil_w, int(t), int(l), int(epi)};
+    key_ = Key{p_.n,     p_.c,        p_.h,        p_.w,       p_.k,        p_.r,
+               p_.s,     p_.stride_h, p_.stride_w, p_.pad_top, p_.pad_left, p_.dil_h,
+               p_.dil_w, p_.groups,   int(t),      int(l),     int(epi)};
     if (auto it = choices().find(key_); it != choices().end()) {
       choice_ = it->second;
       return {};
@@ -257,7 +257,7 @@ class CudnnGraphConv {
  private:
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                          std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         std::int64_t, std::int64_t, std::int64_t, int, int, int>;
+                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int, int>;
   struct Candidate {
     BackendDesc cfg, plan;
     std::int64_t ws = 0;
@@ -419,7 +419,8 @@ class CudnnGraphConv {
            i(p_.c) + " h" + i(p_.h) + " w" + i(p_.w) + " k" + i(p_.k) + " r" + i(p_.r) + " s" +
            i(p_.s) + " str" + i(p_.stride_h) + "," + i(p_.stride_w) + " pad" + i(p_.pad_top) + "," +
            i(p_.pad_bottom) + "," + i(p_.pad_left) + "," + i(p_.pad_right) + " dil" + i(p_.dil_h) +
-           "," + i(p_.dil_w) + " " + to_string(t) + " " + to_string(l) + " " + to_string(epi);
+           "," + i(p_.dil_w) + (p_.groups != 1 ? " g" + i(p_.groups) : std::string()) + " " +
+           to_string(t) + " " + to_string(l) + " " + to_string(epi);
   }
 
   /// The 4-d strides of a [n][c][h][w] tensor stored in layout l.
@@ -489,7 +490,8 @@ class CudnnGraphConv {
     BackendDesc x, w, y, conv_out, bias, biased, added;
     const bool fused = epi_ != VendorEpilogue::none;
     std::string e = tensor(x, graph_uid::x, {n, c, h, wd}, dt_, false);
-    if (e.empty()) e = tensor(w, graph_uid::w, {k, c, r, s}, dt_, false);
+    // grouped: the filter holds C/G channels; cuDNN takes the group count from x's C over it
+    if (e.empty()) e = tensor(w, graph_uid::w, {k, p_.c_per_group(), r, s}, dt_, false);
     if (e.empty()) e = tensor(y, graph_uid::y, {n, k, pq, qq}, dt_, false);
     if (e.empty() && fused) {
       e = tensor(conv_out, graph_uid::conv_out, {n, k, pq, qq}, f32, true);

@@ -78,18 +78,20 @@ class MiopenConv {
       return "descriptor creation: " + err_;
     const bool nhwc = l == LayoutKind::nhwc;
     if (!ok(set4d(x_, dt, nhwc, p_.n, p_.c, p_.h, p_.w)) ||
-        !ok(set4d(w_, dt, nhwc, p_.k, p_.c, p_.r, p_.s)) ||
+        !ok(set4d(w_, dt, nhwc, p_.k, p_.c_per_group(), p_.r, p_.s)) ||
         !ok(set4d(y_, dt, nhwc, p_.n, p_.k, p_.p(), p_.q())) ||
         !ok(miopenInitConvolutionDescriptor(c_, miopenConvolution, int(p_.pad_top),
                                             int(p_.pad_left), int(p_.stride_h), int(p_.stride_w),
-                                            int(p_.dil_h), int(p_.dil_w))))
+                                            int(p_.dil_h), int(p_.dil_w))) ||
+        !ok(miopenSetConvolutionGroupCount(c_, int(p_.groups))))
       return "descriptor setup: " + err_;
     // the find step once per (shape, type, layout) in a process, as an application caches it
-    using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                           std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int>;
+    using Key =
+        std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                   std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, int>;
     static std::map<Key, Found> found;
-    const Key key{p_.n,        p_.c,       p_.h,     p_.w,   p_.k,  p_.r,
-                  p_.stride_h, p_.pad_top, p_.dil_h, int(t), int(l)};
+    const Key key{p_.n,        p_.c,       p_.h,     p_.w,      p_.k,   p_.r,
+                  p_.stride_h, p_.pad_top, p_.dil_h, p_.groups, int(t), int(l)};
     if (auto it = found.find(key); it != found.end()) {
       f_ = it->second;
       return {};

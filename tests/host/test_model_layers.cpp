@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file test_model_layers.cpp The model tables (tests/common/model_layers.hpp), derived in code
 /// from the architectures, against tests/data/model_layers.json (derived independently): same
-/// layers, same order, same shapes; unique-shape counts; every layer routes to a method that
-/// can implement it.
+/// layers, same order, same shapes and groups; unique-shape counts; every layer routes to a method
+/// that can implement it.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -18,7 +18,7 @@ namespace {
 
 struct JsonLayer {
   std::string name;
-  std::int64_t C, H, W, K, R, S, stride, pad, dil;
+  std::int64_t C, H, W, K, R, S, stride, pad, dil, groups;
 };
 
 std::string read_file(const std::string& path) {
@@ -46,7 +46,8 @@ std::vector<JsonLayer> json_layers(const std::string& text, const std::string& m
     const std::size_t n0 = obj.find("\"name\": \"") + 9;
     out.push_back({obj.substr(n0, obj.find('"', n0) - n0), field(obj, "C"), field(obj, "H"),
                    field(obj, "W"), field(obj, "K"), field(obj, "R"), field(obj, "S"),
-                   field(obj, "stride"), field(obj, "pad"), field(obj, "dil")});
+                   field(obj, "stride"), field(obj, "pad"), field(obj, "dil"),
+                   field(obj, "groups") < 0 ? 1 : field(obj, "groups")});  // absent: 1
   }
   return out;
 }
@@ -75,9 +76,10 @@ TEST(ModelTables, MatchJson) {
       EXPECT_EQ(p.s, j.S);
       EXPECT_EQ(p.stride_h, j.stride);
       EXPECT_EQ(p.dil_h, j.dil);
+      EXPECT_EQ(p.groups, j.groups);
       // The JSON pre-pads the downsample input; ours pads asymmetrically: same output, same window.
       const Conv2dProblem as_json =
-          make_problem(1, j.C, j.H, j.W, j.K, j.R, j.S, j.stride, j.pad, j.dil);
+          make_problem(1, j.C, j.H, j.W, j.K, j.R, j.S, j.stride, j.pad, j.dil, j.groups);
       EXPECT_EQ(p.p(), as_json.p());
       EXPECT_EQ(p.q(), as_json.q());
       EXPECT_EQ(p.h + p.pad_top + p.pad_bottom, j.H + 2 * j.pad);
