@@ -166,6 +166,16 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
     return {Method::grouped, p.c_per_group() == 1
                                  ? "groups > 1, depthwise (C/G = 1): the grouped family"
                                  : "groups > 1: the grouped family (the only one that takes them)"};
+  // Reflect, replicate, circular: only the families with a remap kernel (PadRemapTag) take
+  // them, nhwc3x3 for the VAEs' 3x3 NHWC layers and general for the rest (grouped, above,
+  // takes every mode). Not measured: these are the families that can, not the fastest ones.
+  if (p.pad_mode != PadMode::zeros) {
+    if (p.r == 3 && p.s == 3 && layout == LayoutKind::nhwc && p.c >= t.tap_min_c)
+      return {Method::nhwc3x3, "3x3 NHWC, pad_mode other than zeros (a remap kernel)"};
+    return {Method::general,
+            "pad_mode other than zeros, not 3x3 NHWC with C >= tap_min_c: general (its remap "
+            "kernel)"};
+  }
   if (p.r == 1 && p.s == 1)
     return p.c >= t.tap_min_c ? Routed{Method::gemm1x1, "1x1, C >= tap_min_c"}
                               : Routed{Method::general, "1x1, C < tap_min_c (thin reduction)"};
