@@ -9,7 +9,8 @@
 ///     padded copy of x (both layouts, groups, stride, dilation, asymmetric pads);
 ///   - validation's limits (reflect: pad < size; circular: pad <= size) and their messages;
 ///   - which families take which modes, the router, the plan (main tile, no split-K) and
-///     describe()'s "not device-tested" note.
+///     describe()'s "not device-tested" note;
+///   - the device suite's case list (cases.hpp, padmode_cases) has what it claims to have.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cases.hpp"
 #include "rdnaconv/plan_desc.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
 
@@ -377,4 +379,40 @@ TEST(PadModes, RouterAndPlan) {
   EXPECT_TRUE(has(s.message(), "split_k=4 is not built for pad_mode reflect")) << s.message();
   o.split_k = 1;
   EXPECT_TRUE(plan(d, with_mode(shapes[2], PadMode::reflect), LayoutKind::nhwc, o).ok());
+}
+
+// What tests/device/test_padmodes.cpp and the check CLI's padmodes mode run: every case valid
+// for its mode, and each mode with the shapes the list promises, on every family that takes it.
+TEST(PadModes, DeviceCaseListCoversEachMode) {
+  for (PadMode m : {PadMode::reflect, PadMode::replicate, PadMode::circular}) {
+    const std::vector<rdnaconv::testing::Case> cases = rdnaconv::testing::padmode_cases(m);
+    bool at_limit = false, asymmetric = false, stride2 = false, dil2 = false, one_wide = false;
+    for (const rdnaconv::testing::Case& c : cases) {
+      const Conv2dProblem& p = c.p;
+      ASSERT_EQ(p.pad_mode, m) << c.what;
+      ASSERT_TRUE(validate_problem(p).ok()) << c.what << ": " << validate_problem(p).message();
+      const std::int64_t lim_h = max_pad(p.h, m), lim_w = max_pad(p.w, m);
+      at_limit |=
+          m == PadMode::replicate ? p.pad_top > p.h : (p.pad_top == lim_h && p.pad_left == lim_w);
+      asymmetric |= p.pad_top != p.pad_bottom || p.pad_left != p.pad_right;
+      stride2 |= p.stride_h == 2;
+      dil2 |= p.dil_h == 2;
+      one_wide |= p.w == 1;
+    }
+    EXPECT_TRUE(at_limit && asymmetric && stride2 && dil2) << to_string(m);
+    EXPECT_EQ(one_wide, m != PadMode::reflect) << to_string(m);  // reflect needs pad < W = 1
+    const struct {
+      Method method;
+      LayoutKind l;
+    } takers[] = {{Method::general, LayoutKind::nhwc},
+                  {Method::general, LayoutKind::nchw},
+                  {Method::nhwc3x3, LayoutKind::nhwc},
+                  {Method::grouped, LayoutKind::nhwc},
+                  {Method::grouped, LayoutKind::nchw}};
+    for (const auto& t : takers) {
+      int n = 0;
+      for (const rdnaconv::testing::Case& c : cases) n += can_implement(t.method, c.p, t.l);
+      EXPECT_GE(n, 4) << to_string(m) << " " << to_string(t.method) << " " << to_string(t.l);
+    }
+  }
 }
