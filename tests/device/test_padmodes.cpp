@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/expect_cases.hpp"
 #include "rdnaconv/arch/platform.hpp"
 #include "rdnaconv/detail/launch_log.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
@@ -71,26 +72,9 @@ class ModeFamily : public ::testing::TestWithParam<Config> {
 
   /// The mode's cases the method can implement, checked; returns the variants compared.
   int run_cases(DataKind data, unsigned seed) {
-    const Config& cfg = GetParam();
-    int checked = 0;
-    for (const Case& c : padmode_cases(cfg.mode)) {
-      if (cfg.method != Method::automatic && !can_implement(cfg.method, c.p, cfg.layout)) continue;
-      CheckRequest rq;
-      rq.c = c;
-      rq.method = cfg.method;
-      rq.data = data;
-      rq.seed = seed++;
-      rq.variants = standard_variants(cfg.type);
-      for (const Outcome& o : entry_.check(rq)) {
-        EXPECT_FALSE(o.skipped) << c.what << " " << describe(c.p) << ": " << o.skip_reason;
-        if (o.skipped) continue;
-        ++checked;
-        EXPECT_TRUE(o.pass) << c.what << " " << describe(c.p) << " seed=" << rq.seed
-                            << " data=" << to_string(data) << ": " << o.detail;
-      }
-      if (::testing::Test::HasFailure()) break;  // the first failing case is the useful one
-    }
-    return checked;
+    const Config& c = GetParam();
+    return expect_cases_pass(entry_, padmode_cases(c.mode), c.method, c.layout, data,
+                             standard_variants(c.type), seed);
   }
 
   CheckEntry entry_;
@@ -100,7 +84,7 @@ class ModeFamily : public ::testing::TestWithParam<Config> {
 
 TEST_P(ModeFamily, MatchesTheDeviceReference) {
   const int n = run_cases(DataKind::ints, 7000);
-  // every family gets several of the mode's cases (grouped: its five; the dense ones: the rest)
+  // every family gets several of the mode's cases (host test PadModes.DeviceCaseListCoversEachMode)
   EXPECT_GE(n, 4 * 8) << "too few of the mode's cases apply";
 }
 
