@@ -26,6 +26,7 @@
 
 #include "common/check.hpp"
 #include "common/fuzz.hpp"
+#include "rdnaconv/router.hpp"
 
 using namespace rdnaconv;
 using namespace rdnaconv::testing;
@@ -272,8 +273,13 @@ int main(int argc, char** argv) {
           } else if (mode == "stability") {
             cases = random_cases(m == Method::automatic ? Method::general : m, l, a.seed + 9u, 5);
           } else if (mode == "padmodes") {
-            for (PadMode pm : {PadMode::reflect, PadMode::replicate, PadMode::circular})
-              for (const Case& c : cases_for(padmode_cases(pm), "padmodes")) cases.push_back(c);
+            if (m == Method::automatic && !kPadModesRouted)  // automatic plans refuse the modes
+              coverage[name_of(m)].push_back(
+                  "padmodes: the router does not pick the remap "
+                  "kernels yet (kPadModesRouted)");
+            else
+              for (PadMode pm : {PadMode::reflect, PadMode::replicate, PadMode::circular})
+                for (const Case& c : cases_for(padmode_cases(pm), "padmodes")) cases.push_back(c);
           } else {  // models
             for (int n : {1, 2})
               for (const Case& c : cases_for(model_cases(n), "models")) {

@@ -135,6 +135,11 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
     d.routed = d.method = o.method;
     d.reason = "forced by Conv2dOptions::method";
   } else {
+    if (p.pad_mode != PadMode::zeros && !kPadModesRouted)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: pad_mode ") + to_string(p.pad_mode) +
+                  ": its remap kernels (general, nhwc3x3, grouped) have not run on a GPU yet, so "
+                  "the router does not pick them; force one with Conv2dOptions::method"};
     const Routed r = route_explained(p, layout, d.tiles, dtype);
     d.routed = r.method;
     d.reason = std::string("router (") + to_string(d.tiles) + "): " + r.rule;

@@ -17,6 +17,12 @@ using kernels::winograd_tiles;
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 
+/// Whether an automatic plan may run a padding mode other than zeros. The remap kernels
+/// (general, nhwc3x3, grouped) have not run on a GPU yet: until a device run of the PadModes
+/// suite passes, only a forced plan (Conv2dOptions::method) runs them, and its describe() says
+/// "not device-tested"; route() still names the family that would take the mode.
+inline constexpr bool kPadModesRouted = false;
+
 /// Thresholds of the router, one set per architecture family; where each number comes from is
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
 /// argument (Winograd for large C, K and many tiles) since no AMD GPU is available to measure.

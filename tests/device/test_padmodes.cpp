@@ -15,6 +15,7 @@
 
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,16 +24,19 @@
 #include "rdnaconv/arch/platform.hpp"
 #include "rdnaconv/detail/launch_log.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
+#include "rdnaconv/router.hpp"
 
 using namespace rdnaconv;
 using namespace rdnaconv::testing;
 
 namespace {
 
-/// The modes with a remap kernel, and the methods that take them (the router too).
+/// The modes with a remap kernel, and the methods that take them (the router too once
+/// kPadModesRouted is on: until then an automatic plan refuses the modes, host-tested).
 constexpr PadMode kModes[] = {PadMode::reflect, PadMode::replicate, PadMode::circular};
-constexpr Method kModeMethods[] = {Method::general, Method::nhwc3x3, Method::grouped,
-                                   Method::automatic};
+constexpr Method kRoutedMethods[] = {Method::general, Method::nhwc3x3, Method::grouped,
+                                     Method::automatic};
+constexpr std::span<const Method> kModeMethods{kRoutedMethods, kPadModesRouted ? 4u : 3u};
 
 struct Config {
   PadMode mode;
