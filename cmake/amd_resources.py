@@ -295,6 +295,8 @@ def label(dem):
                 fam = "nhwc3x3"
             elif fam == "3x3 nchw":
                 fam = "nchw3x3"
+        if "PadRemapTag" in dem:  # the padding modes' instantiation (kernels/common/README.md)
+            fam += " remap"
         out = "nhwc" if re.search(r"\(rdnaconv::LayoutKind\)1>\(", dem) else "nchw"
         return f"engine: {fam}, {t}, out {out}, {tile}", dyn, native
     if "winograd_fused<" in dem:
@@ -307,6 +309,8 @@ def label(dem):
                  ("(rdnaconv::LayoutKind)1", "nhwc"), ("rdnaconv::kernels::", ""), ("void ", "")]:
         short = short.replace(a, b)
     short = short[:short.index(">(") + 1] if ">(" in short else short
+    if short.startswith("grouped_"):  # the Remap flag: false pads with zeros, true remaps
+        short = short.replace(", false>", ">").replace(", true>", " remap>")
     return short, 0, False
 
 

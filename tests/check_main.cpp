@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file check_main.cpp rdnaconv_check: the correctness harness as a command.
-///   rdnaconv_check --mode edge|random|stability|activations|models|all --dtype fp16|bf16|all
+///   rdnaconv_check --mode edge|random|stability|activations|models|padmodes|all
+///                  --dtype fp16|bf16|all
 ///                  --layout nchw|nhwc|both --method NAME|router|all [--atom native|gfx11|gfx12]
 ///                  [--count N] [--seed S] [--sample N] [--variants N]
 ///   rdnaconv_check --mode fuzz --seed S --count N [--atom native|gfx11|gfx12|all] [--seconds T]
@@ -10,6 +11,8 @@
 /// shrunk and printed as edge-list entries.
 /// --variants N runs only the first N epilogue variants per case (the epilogue never touches
 /// shared memory, so a race check needs one).
+/// padmodes: the padding modes' cases (cases.hpp, padmode_cases) for reflect, replicate and
+/// circular; a method that has no remap kernel cannot implement them (the coverage banner says so).
 /// Prints one row per (method, dtype, layout) with its pass/fail/skip counts, a coverage banner
 /// naming every case a method skipped and why, and the totals line "N passed, N failed,
 /// N skipped". Exit status 1 on any failure, 2 on bad arguments, 77 without a GPU.
@@ -23,6 +26,7 @@
 
 #include "common/check.hpp"
 #include "common/fuzz.hpp"
+#include "rdnaconv/router.hpp"
 
 using namespace rdnaconv;
 using namespace rdnaconv::testing;
@@ -42,7 +46,7 @@ struct Args {
 int usage(const char* why) {
   std::fprintf(stderr,
                "rdnaconv_check: %s\nusage: rdnaconv_check --mode "
-               "edge|random|stability|activations|models|all "
+               "edge|random|stability|activations|models|padmodes|all "
                "--dtype fp16|bf16|all --layout nchw|nhwc|both --method NAME|router|all [--atom "
                "native|gfx11|gfx12] "
                "[--count N] [--seed S] [--sample N] [--variants N]\n"
@@ -142,8 +146,8 @@ int main(int argc, char** argv) {
   }
   if (a.mode != "fuzz" && a.count < 0) a.count = 200;
   if (a.atom.empty()) a.atom = a.mode == "fuzz" ? "all" : "native";
-  const std::vector<std::string> modes_all = {"edge", "random", "stability", "activations",
-                                              "models"};
+  const std::vector<std::string> modes_all = {"edge",        "random", "stability",
+                                              "activations", "models", "padmodes"};
   std::vector<std::string> modes;
   if (a.mode == "all")
     modes = modes_all;
@@ -268,6 +272,14 @@ int main(int argc, char** argv) {
             variants = all_variants(t);
           } else if (mode == "stability") {
             cases = random_cases(m == Method::automatic ? Method::general : m, l, a.seed + 9u, 5);
+          } else if (mode == "padmodes") {
+            if (m == Method::automatic && !kPadModesRouted)  // automatic plans refuse the modes
+              coverage[name_of(m)].push_back(
+                  "padmodes: the router does not pick the remap "
+                  "kernels yet (kPadModesRouted)");
+            else
+              for (PadMode pm : {PadMode::reflect, PadMode::replicate, PadMode::circular})
+                for (const Case& c : cases_for(padmode_cases(pm), "padmodes")) cases.push_back(c);
           } else {  // models
             for (int n : {1, 2})
               for (const Case& c : cases_for(model_cases(n), "models")) {

@@ -135,6 +135,11 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
     d.routed = d.method = o.method;
     d.reason = "forced by Conv2dOptions::method";
   } else {
+    if (p.pad_mode != PadMode::zeros && !kPadModesRouted)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: pad_mode ") + to_string(p.pad_mode) +
+                  ": its remap kernels (general, nhwc3x3, grouped) have not run on a GPU yet, so "
+                  "the router does not pick them; force one with Conv2dOptions::method"};
     const Routed r = route_explained(p, layout, d.tiles, dtype);
     d.routed = r.method;
     d.reason = std::string("router (") + to_string(d.tiles) + "): " + r.rule;
@@ -153,6 +158,11 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
                 "the native atom)"};
   // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
   d.tile = mi->tile_for(p, d.tiles);
+  // A padding mode other than zeros runs a remap kernel, built for the family's main tile only
+  // and without split-K (kernels/common/launch.hpp, run_direct): one more kernel per family,
+  // type and layout instead of three.
+  const bool remap = p.pad_mode != PadMode::zeros;
+  if (remap) d.tile = mi->tile_kind;
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
   const std::int64_t rows = is_winograd(d.method) ? winograd_tiles(p) : p.gemm_m();
   if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)
@@ -162,7 +172,7 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
   d.workspace_bytes = mi->workspace_bytes(p, layout, d.tiles);
   d.packed_weight_bytes = mi->packed_weight_bytes(p, d.tiles);
   int want_split = o.split_k;
-  if (want_split == 0) {  // the plan's choice: the router's rule for small grids
+  if (want_split == 0 && !remap) {  // the plan's choice: the router's rule for small grids
     want_split = auto_split_k(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms, layout);
     if (want_split >= 2)
       d.reason += "; split_k=" + std::to_string(want_split) + ": " +
@@ -170,6 +180,11 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
                   std::to_string(dev.sms) + " multiprocessors";
   }
   if (want_split >= 2) {
+    if (remap)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: Conv2dOptions::split_k=") + std::to_string(want_split) +
+                  " is not built for pad_mode " + to_string(p.pad_mode) +
+                  " (the remap kernels have no split-K form); leave split_k at 0 or 1"};
     const std::int64_t steps = mi->k_steps(p, d.tiles);
     if (steps == 0)
       return {StatusCode::method_not_applicable,
@@ -220,6 +235,9 @@ inline std::string describe_plan(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
+  // the remap kernels (every padding mode but zeros) have not run on a GPU yet
+  if (d.problem.pad_mode != PadMode::zeros)
+    s += std::string(" (padding mode ") + to_string(d.problem.pad_mode) + ": not device-tested)";
   const std::string own = mi ? mi->tile_str(d.problem, d.layout) : std::string();
   if (!own.empty())
     s += " tile=" + own;

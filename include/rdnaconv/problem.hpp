@@ -5,13 +5,15 @@
 #include <cstdint>
 
 #include "rdnaconv/arch/macros.hpp"
+#include "rdnaconv/types.hpp"
 
 namespace rdnaconv {
 
 /// A forward 2-D convolution y = conv(x, w).
 ///   x: N x C x H x W (layout NCHW or NHWC), w: K x C/G x R x S (OIHW), y: N x K x P x Q.
 /// Implicit-GEMM view: M = N*P*Q output pixels, N_gemm = K filters, K_gemm = C/G*R*S.
-/// Padding is per side; asymmetric padding (the VAE downsample's (0,1,0,1)) is allowed.
+/// Padding is per side; asymmetric padding (the VAE downsample's (0,1,0,1)) is allowed. What the
+/// padding reads is `pad_mode` (PyTorch's padding_mode; pad_source below).
 /// Groups (G = `groups`, PyTorch's): C and K divisible by G; filter k reads the C/G input
 /// channels of its group g = k / (K/G), i.e. channels [g C/G, (g+1) C/G). G = C: depthwise.
 struct Conv2dProblem {
@@ -21,6 +23,10 @@ struct Conv2dProblem {
   std::int64_t dil_h = 1, dil_w = 1;
   std::int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   std::int64_t groups = 1;  ///< G: 1 (dense), C (depthwise) or any divisor of C and K
+  /// zeros (the default), reflect, replicate or circular: the kernels remap the input
+  /// coordinate (pad_source), no padded copy of x is made. Last, so that aggregate
+  /// initialisations written before it keep their meaning.
+  PadMode pad_mode = PadMode::zeros;
 
   /// Output height; may be <= 0 for an invalid problem (validation rejects it).
   RDNACONV_HD constexpr std::int64_t p() const {
@@ -46,6 +52,28 @@ struct Conv2dProblem {
   /// Direct-convolution FLOP count, the one convention used everywhere (Winograd too).
   constexpr double flops() const { return 2.0 * double(gemm_m()) * double(k) * double(gemm_k()); }
 };
+
+/// The input index that padded index i of an axis of n elements reads under mode m: i itself
+/// inside [0, n); outside it, -1 (zeros: the padding adds nothing), the mirror image without
+/// the edge (reflect: -1 -> 1, n -> n - 2), the nearest edge (replicate) or i wrapped by n
+/// (circular). One reflection or wrap is enough: a convolution's input coordinate
+/// p*stride - pad_before + r*dil lies in [-pad_before, n - 1 + pad_after] (the output size's
+/// formula bounds it), and validation keeps reflect's pads below n and circular's at most n.
+template <class I>
+RDNACONV_HD constexpr I pad_source(I i, I n, PadMode m) {
+  if (i >= 0 && i < n) return i;
+  switch (m) {
+    case PadMode::reflect:
+      return i < 0 ? -i : 2 * (n - 1) - i;
+    case PadMode::replicate:
+      return i < 0 ? I(0) : n - 1;
+    case PadMode::circular:
+      return i < 0 ? i + n : i - n;
+    case PadMode::zeros:
+      break;
+  }
+  return I(-1);
+}
 
 /// Convenience: symmetric padding (and groups, default 1).
 constexpr Conv2dProblem make_problem(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w,

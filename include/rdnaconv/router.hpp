@@ -17,6 +17,12 @@ using kernels::winograd_tiles;
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 
+/// Whether an automatic plan may run a padding mode other than zeros. The remap kernels
+/// (general, nhwc3x3, grouped) have not run on a GPU yet: until a device run of the PadModes
+/// suite passes, only a forced plan (Conv2dOptions::method) runs them, and its describe() says
+/// "not device-tested"; route() still names the family that would take the mode.
+inline constexpr bool kPadModesRouted = false;
+
 /// Thresholds of the router, one set per architecture family; where each number comes from is
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
 /// argument (Winograd for large C, K and many tiles) since no AMD GPU is available to measure.
@@ -166,6 +172,16 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
     return {Method::grouped, p.c_per_group() == 1
                                  ? "groups > 1, depthwise (C/G = 1): the grouped family"
                                  : "groups > 1: the grouped family (the only one that takes them)"};
+  // Reflect, replicate, circular: only the families with a remap kernel (PadRemapTag) take
+  // them, nhwc3x3 for the VAEs' 3x3 NHWC layers and general for the rest (grouped, above,
+  // takes every mode). Not measured: these are the families that can, not the fastest ones.
+  if (p.pad_mode != PadMode::zeros) {
+    if (p.r == 3 && p.s == 3 && layout == LayoutKind::nhwc && p.c >= t.tap_min_c)
+      return {Method::nhwc3x3, "3x3 NHWC, pad_mode other than zeros (a remap kernel)"};
+    return {Method::general,
+            "pad_mode other than zeros, not 3x3 NHWC with C >= tap_min_c: general (its remap "
+            "kernel)"};
+  }
   if (p.r == 1 && p.s == 1)
     return p.c >= t.tap_min_c ? Routed{Method::gemm1x1, "1x1, C >= tap_min_c"}
                               : Routed{Method::general, "1x1, C < tap_min_c (thin reduction)"};

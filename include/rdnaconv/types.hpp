@@ -22,6 +22,14 @@ inline constexpr Activation kActivations[] = {Activation::none,  Activation::rel
                                               Activation::relu6, Activation::gelu,
                                               Activation::silu,  Activation::sigmoid};
 
+/// What the padding reads (PyTorch's `padding_mode`): zeros; reflect mirrors the input about its
+/// edge without repeating it (pad < the input's size on that axis); replicate repeats the edge
+/// value; circular wraps around (pad <= the size). Per-side amounts are the problem's pads.
+enum class PadMode : std::uint8_t { zeros, reflect, replicate, circular };
+/// Every padding mode, in enumeration order.
+inline constexpr PadMode kPadModes[] = {PadMode::zeros, PadMode::reflect, PadMode::replicate,
+                                        PadMode::circular};
+
 /// Tensor layout of input x and output y (weights are always OIHW, as PyTorch stores them).
 enum class LayoutKind : std::uint8_t { nchw, nhwc };
 struct NCHW {
@@ -146,6 +154,19 @@ constexpr const char* to_string(Activation a) {
       return "silu";
     case Activation::sigmoid:
       return "sigmoid";
+  }
+  return "?";
+}
+constexpr const char* to_string(PadMode m) {
+  switch (m) {
+    case PadMode::zeros:
+      return "zeros";
+    case PadMode::reflect:
+      return "reflect";
+    case PadMode::replicate:
+      return "replicate";
+    case PadMode::circular:
+      return "circular";
   }
   return "?";
 }

@@ -57,14 +57,18 @@ inline std::string describe(const Conv2dProblem& p) {
          " dil=" + std::to_string(p.dil_h) + "x" + std::to_string(p.dil_w) +
          " pad(t,b,l,r)=" + std::to_string(p.pad_top) + "," + std::to_string(p.pad_bottom) + "," +
          std::to_string(p.pad_left) + "," + std::to_string(p.pad_right) +
-         (p.groups != 1 ? " groups=" + std::to_string(p.groups) : std::string());
+         (p.groups != 1 ? " groups=" + std::to_string(p.groups) : std::string()) +
+         (p.pad_mode != PadMode::zeros ? std::string(" pad_mode=") + to_string(p.pad_mode)
+                                       : std::string());
 }
 }  // namespace detail
 
 /// Sizes, strides, dilations positive; padding non-negative; each dimension within 32 bits
 /// (kernels index within one image row/plane in 32 bits and across tensors in 64); groups
-/// positive and dividing C and K; the output not empty. Every message names the field
-/// (Conv2dProblem's member) and its value.
+/// positive and dividing C and K; the output not empty; pad_mode one of its enumerators, with
+/// PyTorch's limits on the pads (reflect: each pad below the input's size on its axis, since
+/// the mirror does not repeat the edge; circular: at most the size, one wrap). Every message
+/// names the field (Conv2dProblem's member) and its value.
 [[nodiscard]] inline Status validate_problem(const Conv2dProblem& p) {
   const std::int64_t lim = std::numeric_limits<std::int32_t>::max();
   struct Field {
@@ -90,6 +94,21 @@ inline std::string describe(const Conv2dProblem& p) {
                         {"pad_right", p.pad_right}};
   for (const Field& f : pads)
     if (f.value < 0 || f.value > lim) return refuse(f, "in [0, 2^31)");
+  if (unsigned(p.pad_mode) > unsigned(PadMode::circular))
+    return {StatusCode::invalid_option, "rdnaconv: Conv2dProblem::pad_mode has no enumerator " +
+                                            std::to_string(unsigned(p.pad_mode))};
+  if (p.pad_mode == PadMode::reflect || p.pad_mode == PadMode::circular) {
+    // each pad against the size of its axis: below it for reflect, at most it for circular
+    const bool reflect = p.pad_mode == PadMode::reflect;
+    for (int i = 0; i < 4; ++i) {
+      const bool along_h = i < 2;
+      const std::int64_t size = along_h ? p.h : p.w;
+      if (reflect ? pads[i].value < size : pads[i].value <= size) continue;
+      const std::string rule = std::string(reflect ? "< " : "<= ") + (along_h ? "H=" : "W=") +
+                               std::to_string(size) + " with pad_mode " + to_string(p.pad_mode);
+      return refuse(pads[i], rule.c_str());
+    }
+  }
   if (p.groups <= 0 || p.groups > lim) return refuse({"groups", p.groups}, "in [1, 2^31)");
   if (p.c % p.groups != 0 || p.k % p.groups != 0)
     return {StatusCode::invalid_size,

@@ -95,6 +95,42 @@ inline std::vector<Case> edge_cases() {
   };
 }
 
+/// The padding modes' cases (issue 17 item 3) for mode m: the edge list's padded shapes, then the
+/// modes' own (pads at the mode's limit: reflect size - 1, circular size, replicate beyond it; a
+/// 1-pixel-wide image; the thin K = 3 layer; the grouped NCHW strip over the shared-memory cap),
+/// each with p.pad_mode = m and kept where validation accepts it for m (reflect: pads below the
+/// size; circular: at most the size). Unpadded shapes are left out: a mode changes nothing there.
+inline std::vector<Case> padmode_cases(PadMode m) {
+  // the largest pad the mode allows on an axis of n (replicate: any, so beyond the image)
+  const auto limit = [m](int n) {
+    return m == PadMode::reflect ? n - 1 : m == PadMode::circular ? n : n + 2;
+  };
+  std::vector<Case> shapes = edge_cases();
+  const std::vector<Case> own = {
+      {"pads at the mode's limit, 3x4 image",
+       with_pads(make_problem(1, 16, 3, 4, 16, 3, 3), limit(3), limit(3), limit(4), limit(4))},
+      {"pads at the limit on one side, 5x5 filter",
+       with_pads(make_problem(1, 8, 5, 6, 24, 5, 5), limit(5), 0, 0, limit(6))},
+      {"1-pixel-wide image, pad 1", make_problem(1, 8, 6, 1, 8, 3, 3, 1, 1)},
+      {"stride 2 pad 1, odd sizes", make_problem(1, 24, 13, 15, 24, 3, 3, 2, 1)},
+      {"K=3 output conv (the thin tile under zeros)", make_problem(1, 128, 12, 12, 3, 3, 3, 1, 1)},
+      {"depthwise, pads at the mode's limit, 3x4 image",
+       with_pads(make_problem(1, 16, 3, 4, 16, 3, 3, 1, 0, 1, 16), limit(3), limit(3), limit(4),
+                 limit(4))},
+      {"depthwise dilation 100 pad 100 (NCHW strip over the shared-memory cap)",
+       make_problem(1, 2, 120, 150, 2, 3, 3, 1, 100, 100, 2)},
+  };
+  shapes.insert(shapes.end(), own.begin(), own.end());
+  std::vector<Case> out;
+  for (Case c : shapes) {
+    if (c.p.pad_top + c.p.pad_bottom + c.p.pad_left + c.p.pad_right == 0) continue;
+    c.p.pad_mode = m;
+    c.what = std::string(to_string(m)) + ": " + c.what;
+    if (validate_problem(c.p).ok()) out.push_back(c);
+  }
+  return out;
+}
+
 /// Whether method `m` runs on layout `l` at all (the layout-bound 3x3 variants do not run on
 /// the other layout), probed with a plain 8x8 problem of its filter size (grouped: in 2 groups).
 inline bool method_runs_on(Method m, LayoutKind l) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/expect_cases.hpp"
 
 using namespace rdnaconv;
 using namespace rdnaconv::testing;
@@ -66,27 +67,8 @@ class Family : public ::testing::TestWithParam<Config> {
   /// Runs the cases, records per-case failures, returns the number of variants checked.
   int run_cases(const std::vector<Case>& cases, DataKind data, const std::vector<Variant>& variants,
                 unsigned seed0) {
-    int checked = 0;
-    unsigned seed = seed0;
-    for (const Case& c : cases) {
-      if (!can_implement(GetParam().method, c.p, GetParam().layout)) continue;
-      CheckRequest rq;
-      rq.c = c;
-      rq.method = GetParam().method;
-      rq.data = data;
-      rq.seed = seed++;
-      rq.variants = variants;
-      const std::vector<Outcome> res = entry_.check(rq);
-      for (const Outcome& o : res) {
-        EXPECT_FALSE(o.skipped) << c.what << " " << describe(c.p) << ": " << o.skip_reason;
-        if (o.skipped) continue;
-        ++checked;
-        EXPECT_TRUE(o.pass) << c.what << " " << describe(c.p) << " seed=" << rq.seed
-                            << " data=" << to_string(data) << ": " << o.detail;
-      }
-      if (::testing::Test::HasFailure()) break;  // the first failing case is the useful one
-    }
-    return checked;
+    return expect_cases_pass(entry_, cases, GetParam().method, GetParam().layout, data, variants,
+                             seed0);
   }
 
   CheckEntry entry_;

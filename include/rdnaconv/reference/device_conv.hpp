@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file device_conv.hpp Naive device reference: one thread per output, fp32 accumulation in
-/// (c, r, s) order over the C/G channels of the output's group, both layouts, the full epilogue.
-/// The oracle for shapes too large for the host.
+/// (c, r, s) order over the C/G channels of the output's group, both layouts, every padding mode
+/// (pad_source), the full epilogue. The oracle for shapes too large for the host.
 #pragma once
 
 #include <cstdint>
@@ -40,11 +40,14 @@ __global__ void naive_conv2d(Conv2dProblem p, const std::uint16_t* __restrict__ 
     const std::int64_t c0 = k / p.k_per_group() * cg;  // the group's first input channel
     for (std::int64_t c = 0; c < cg; ++c)
       for (std::int64_t r = 0; r < p.r; ++r) {
-        const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
-        if (ih < 0 || ih >= p.h) continue;
+        // the padding: zeros (-1, skipped) or the input pixel its mode reads
+        const std::int64_t ih =
+            pad_source(op * p.stride_h - p.pad_top + r * p.dil_h, p.h, p.pad_mode);
+        if (ih < 0) continue;
         for (std::int64_t t = 0; t < p.s; ++t) {
-          const std::int64_t iw = oq * p.stride_w - p.pad_left + t * p.dil_w;
-          if (iw < 0 || iw >= p.w) continue;
+          const std::int64_t iw =
+              pad_source(oq * p.stride_w - p.pad_left + t * p.dil_w, p.w, p.pad_mode);
+          if (iw < 0) continue;
           acc = fmaf(arch::to_float<T>(x[x_index(p, L, n, c0 + c, ih, iw)]),
                      arch::to_float<T>(w[((k * cg + c) * p.r + r) * p.s + t]), acc);
         }

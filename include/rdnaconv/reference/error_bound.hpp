@@ -131,14 +131,19 @@ RDNACONV_HD inline void output_scales(const Conv2dProblem& p, LayoutKind l, DTyp
   const std::int64_t cg = p.c_per_group();
   const std::int64_t c0 = k / p.k_per_group() * cg;  // groups: the C/G channels of k's group
   for (std::int64_t c = 0; c < cg; ++c) {
-    for (std::int64_t r = 0; r < p.r; ++r)
+    for (std::int64_t r = 0; r < p.r; ++r) {
+      // the padding: zeros (-1, skipped) or the input pixel its mode reads
+      const std::int64_t ih =
+          pad_source(op * p.stride_h - p.pad_top + r * p.dil_h, p.h, p.pad_mode);
+      if (ih < 0) continue;
       for (std::int64_t q = 0; q < p.s; ++q) {
-        const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
-        const std::int64_t iw = oq * p.stride_w - p.pad_left + q * p.dil_w;
-        if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+        const std::int64_t iw =
+            pad_source(oq * p.stride_w - p.pad_left + q * p.dil_w, p.w, p.pad_mode);
+        if (iw < 0) continue;
         s += fabs(double(load(x[x_index(p, l, n, c0 + c, ih, iw)])) *
                   double(load(w[((k * cg + c) * p.r + r) * p.s + q])));
       }
+    }
     if (wino_tile) {
       // h[r][v] = Σ_t k_j(t, v) (|g_rt| + fg); weight of patch (u, v) = Σ_r k_i(r, u) h[r][v]
       double h[3][6];
@@ -149,7 +154,8 @@ RDNACONV_HD inline void output_scales(const Conv2dProblem& p, LayoutKind l, DTyp
         for (int v = 0; v < 6; ++v)
           h[r][v] = ktj[0][v] * g[0] + ktj[1][v] * g[1] + ktj[2][v] * g[2];
       }
-      // the 6x6 patch of the 4x4 tile holding this output
+      // the 6x6 patch of the 4x4 tile holding this output (zeros padding: Winograd's rule
+      // refuses the other modes)
       const std::int64_t ih0 = op - ti - p.pad_top, iw0 = oq - tj - p.pad_left;
       for (int u = 0; u < 6; ++u)
         for (int v = 0; v < 6; ++v) {

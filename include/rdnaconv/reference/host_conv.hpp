@@ -64,6 +64,7 @@ inline double host_load(const void* t, DType type, std::int64_t i) {
 /// Pre-rounding results (double) into `acc` (y layout, y_elems long); `abs_acc` gets sum |x*w|
 /// per output when non-null (the scale of the rounding error of any summation order). Groups:
 /// filter k reads the C/G channels of its group, g = k / (K/G), from weights [K][C/G][R][S].
+/// The padding reads what p.pad_mode says (pad_source, problem.hpp).
 inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in,
                               const std::uint16_t* x, const std::uint16_t* w, const HostEpilogue& e,
                               std::vector<double>& acc, std::vector<double>* abs_acc = nullptr) {
@@ -81,11 +82,14 @@ inline void host_conv2d_exact(const Conv2dProblem& p, LayoutKind l, DType in,
           const std::int64_t c0 = k / kg * cg;  // the group's first input channel
           for (std::int64_t c = 0; c < cg; ++c)
             for (std::int64_t r = 0; r < p.r; ++r) {
-              const std::int64_t ih = op * p.stride_h - p.pad_top + r * p.dil_h;
-              if (ih < 0 || ih >= p.h) continue;
+              // the padding: zeros (-1, skipped) or the input pixel its mode reads
+              const std::int64_t ih =
+                  pad_source(op * p.stride_h - p.pad_top + r * p.dil_h, p.h, p.pad_mode);
+              if (ih < 0) continue;
               for (std::int64_t t = 0; t < p.s; ++t) {
-                const std::int64_t iw = oq * p.stride_w - p.pad_left + t * p.dil_w;
-                if (iw < 0 || iw >= p.w) continue;
+                const std::int64_t iw =
+                    pad_source(oq * p.stride_w - p.pad_left + t * p.dil_w, p.w, p.pad_mode);
+                if (iw < 0) continue;
                 const double xv = detail::bits_to_float(in, x[x_index(p, l, n, c0 + c, ih, iw)]);
                 const double prod = xv * wf[std::size_t(((k * cg + c) * p.r + r) * p.s + t)];
                 s += prod;

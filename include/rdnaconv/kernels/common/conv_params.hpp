@@ -28,8 +28,12 @@ constexpr ConvDims conv_dims(const Conv2dProblem& p) {
 /// Everything a launch of the engine needs: the problem's sizes, the GEMM view of its packed
 /// reduction, the operands and the epilogue.
 struct ConvGemmParams : ConvDims {
-  int c_pad;                 ///< channels per tap in the packed reduction
-  int k_total;               ///< packed reduction length, a multiple of block_k
+  int c_pad;    ///< channels per tap in the packed reduction
+  int k_total;  ///< packed reduction length, a multiple of block_k
+  /// What the padding reads; only the remap iterators (PadRemapTag) look at it. Here, in the
+  /// alignment gap before `m`, so that no other member moves: the zeros kernels' code reads
+  /// the block at the same offsets as before the field existed.
+  PadMode pad_mode;
   std::int64_t m;            ///< GEMM rows: N*P*Q output pixels, or Winograd tiles
   int n_blocks;              ///< block columns (set by the launcher)
   const std::uint16_t* x;    ///< the A source: input, its NCHWc repack, or Winograd V
@@ -57,6 +61,7 @@ inline ConvGemmParams make_conv_params(const Conv2dProblem& p, const ReductionLa
   static_cast<ConvDims&>(g) = conv_dims(p);
   g.c_pad = int(l.c_pad);
   g.k_total = int(l.k_total);
+  g.pad_mode = p.pad_mode;
   g.m = p.gemm_m();
   return g;
 }

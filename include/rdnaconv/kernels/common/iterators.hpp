@@ -132,11 +132,12 @@ RDNACONV_DEVICE inline RowOrigin row_origin(const ConvGemmParams& pr, std::int64
 
 /// General family (any R, S, stride, dilation, padding): the reduction index is decoded per
 /// vector into (tap, channel), because with c_pad = round8(C) one step may span several taps.
+/// iter_t<Tiles, true> reads the padding through pad_source (PadRemapTag below).
 template <LayoutKind L>
 struct GeneralIterTag {
   static std::string name() { return std::string("GeneralIter ") + to_string(L); }
-  template <class Tiles>
-  struct iter : VectorMap<Tiles, Tiles::cfg.block_m, L == LayoutKind::nhwc> {
+  template <class Tiles, bool Remap>
+  struct iter_t : VectorMap<Tiles, Tiles::cfg.block_m, L == LayoutKind::nhwc> {
     using Map = VectorMap<Tiles, Tiles::cfg.block_m, L == LayoutKind::nhwc>;
     static constexpr int IT = Map::IT;
     static constexpr bool kNhwc = L == LayoutKind::nhwc;
@@ -145,7 +146,7 @@ struct GeneralIterTag {
     std::int64_t hw;
     int kbase = 0;
     int v_rs[IT], v_ci[IT];  // vector i's tap and channel at the current step (c_pad % 8 == 0)
-    RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
+    RDNACONV_DEVICE iter_t(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
         : Map{tid_}, pr(p), hw(std::int64_t(p.h) * p.w) {
 #pragma unroll
       for (int i = 0; i < IT; ++i) {
@@ -173,11 +174,16 @@ struct GeneralIterTag {
         }
       }
     }
-    /// Offset of (row i, channel ci, tap rs) or -1 where the window leaves the image.
+    /// Offset of (row i, channel ci, tap rs) or -1 where the window leaves the image (Remap:
+    /// where it reads zeros, i.e. never for the other modes).
     RDNACONV_DEVICE std::int64_t offset(int i, int rs, int ci) const {
       if (!o[i].ok || rs >= pr.r * pr.s) return -1;
       const int rr = rs / pr.s, ss = rs - rr * pr.s;
-      const int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
+      int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
+      if constexpr (Remap) {
+        ih = pad_source(ih, pr.h, pr.pad_mode);
+        iw = pad_source(iw, pr.w, pr.pad_mode);
+      }
       if (ih < 0 || ih >= pr.h || iw < 0 || iw >= pr.w) return -1;
       const std::int64_t img = o[i].img * pr.c * hw;
       return kNhwc ? img + (std::int64_t(ih) * pr.w + iw) * pr.c + ci
@@ -213,11 +219,14 @@ struct GeneralIterTag {
       }
     }
   };
+  template <class Tiles>
+  using iter = iter_t<Tiles, false>;
 };
 
 /// Tap families: c_pad is a multiple of block_k, so step ks lies in tap ks / (c_pad/block_k)
 /// and the window position, bounds and row offset of each row are computed once per tap
-/// (OneTap: once per block, for 1x1 filters), not per channel step.
+/// (OneTap: once per block, for 1x1 filters), not per channel step. iter_t<Tiles, true> reads
+/// the padding through pad_source (PadRemapTag below), once per tap as well.
 template <InLayout IL, bool OneTap>
 struct TapIterTag {
   static std::string name() {
@@ -227,8 +236,8 @@ struct TapIterTag {
                                    : "nchwc") +
            (OneTap ? " 1x1" : " 3x3");
   }
-  template <class Tiles>
-  struct iter : VectorMap<Tiles, Tiles::cfg.block_m, IL != InLayout::nchw> {
+  template <class Tiles, bool Remap>
+  struct iter_t : VectorMap<Tiles, Tiles::cfg.block_m, IL != InLayout::nchw> {
     using Map = VectorMap<Tiles, Tiles::cfg.block_m, IL != InLayout::nchw>;
     static constexpr int IT = Map::IT;
     static constexpr int BK = Map::C.block_k;
@@ -240,7 +249,7 @@ struct TapIterTag {
     std::int64_t hw;
     std::int64_t cstep;  // elements between one step's vector and the next step's in one tap
     int rr = 0, ss = 0, c0 = 0;  // the current step's tap (r, s) and channel offset
-    RDNACONV_DEVICE iter(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
+    RDNACONV_DEVICE iter_t(const ConvGemmParams& p, std::int64_t m_block, int tid_, int)
         : Map{tid_},
           pr(p),
           hw(std::int64_t(p.h) * p.w),
@@ -252,7 +261,11 @@ struct TapIterTag {
     RDNACONV_DEVICE void set_tap() {
 #pragma unroll
       for (int i = 0; i < IT; ++i) {
-        const int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
+        int ih = o[i].ih0 + rr * pr.dil_h, iw = o[i].iw0 + ss * pr.dil_w;
+        if constexpr (Remap) {
+          ih = pad_source(ih, pr.h, pr.pad_mode);
+          iw = pad_source(iw, pr.w, pr.pad_mode);
+        }
         in[i] = o[i].ok && ih >= 0 && ih < pr.h && iw >= 0 && iw < pr.w;
         const std::int64_t sp = in[i] ? std::int64_t(ih) * pr.w + iw : 0;
         if constexpr (IL == InLayout::nhwc)
@@ -314,7 +327,25 @@ struct TapIterTag {
       }  // else never called: vec() is always true here
     }
   };
+  template <class Tiles>
+  using iter = iter_t<Tiles, false>;
 };
+
+/// A family's A iterator (a tag with iter_t<Tiles, Remap>) reading the padding as PadMode says
+/// (ConvGemmParams::pad_mode: reflect, replicate, circular) instead of as zeros: every input
+/// coordinate goes through pad_source, so no padded copy of x exists. A tag of its own, hence
+/// a kernel of its own, so the zeros kernels' code does not change and they pay nothing for
+/// the modes; one kernel per family serves the three modes (a run-time value inside it).
+template <class Tag>
+struct PadRemapTag {
+  static std::string name() { return Tag::name() + " remap"; }
+  template <class Tiles>
+  using iter = typename Tag::template iter_t<Tiles, true>;
+};
+template <class Tag>
+inline constexpr bool kPadRemap = false;
+template <class Tag>
+inline constexpr bool kPadRemap<PadRemapTag<Tag>> = true;
 
 /// Winograd's batched GEMM: A is V[batch][tile][c_pad], dense.
 struct WinogradIterTag {

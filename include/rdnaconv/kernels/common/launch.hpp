@@ -52,7 +52,12 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   g.epi = r.epi;
   g.vec_x =
       L == LayoutKind::nhwc && p.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
-  if (r.d.split_steps > 0) {
+  if constexpr (kPadRemap<IterTag>) {
+    // The remap kernels exist for the family's main tile only: make_plan_desc gives a plan with
+    // another padding mode neither the thin tile nor split-K, so that each family adds one
+    // kernel per tile table, type and layout, not three.
+    return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
+  } else if (r.d.split_steps > 0) {
     // Split-K (PlanDesc::split_k: forced, or the router's small-grid rule; on the family's main
     // tile): fp32 partial sums,
     // one output-shaped slice per grid layer, after the family's own workspace; then
@@ -71,10 +76,20 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
       return e;
     return launch_splitk_reduce(part, r.d.split_k, p.y_elems(), r.epi, int(p.k), p.p() * p.q(), L,
                                 r.stream);
+  } else {
+    if (r.d.tile == TileKind::thin)
+      return launch_conv_gemm<tile_tag<F, TileKind::thin>, T, A, IterTag, L>(g, 1, r.stream);
+    return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
   }
-  if (r.d.tile == TileKind::thin)
-    return launch_conv_gemm<tile_tag<F, TileKind::thin>, T, A, IterTag, L>(g, 1, r.stream);
-  return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
+}
+
+/// run_direct with IterTag where the problem pads with zeros, else with its remap form
+/// (PadRemapTag): the families whose rule takes every padding mode launch through this.
+template <class Family, ArchClass F, DType T, AtomKind A, LayoutKind L, class IterTag>
+inline rt::error_t run_direct_padded(const LaunchArgs& r, const std::uint16_t* a_src) {
+  if (r.d.problem.pad_mode != PadMode::zeros)
+    return run_direct<Family, F, T, A, L, PadRemapTag<IterTag>>(r, a_src);
+  return run_direct<Family, F, T, A, L, IterTag>(r, a_src);
 }
 
 /// The direct families' prepack: the tap-major packing of layouts.hpp with the family's
@@ -86,12 +101,16 @@ inline rt::error_t prepack_tap_major(const PrepackArgs& a) {
 }
 
 /// The launcher of a direct family that reads x with iterator IterFor<L> and packs tap-major
-/// (gemm1x1, general): Launcher<Family> derives from it.
-template <class Family, template <LayoutKind> class IterFor>
+/// (gemm1x1, general): Launcher<Family> derives from it. Remaps: the family takes every padding
+/// mode (its remap kernels are built); else its rule refuses all but zeros.
+template <class Family, template <LayoutKind> class IterFor, bool Remaps = false>
 struct DirectLauncher {
   template <ArchClass F, DType T, AtomKind A, LayoutKind L>
   static rt::error_t run(const LaunchArgs& r) {
-    return run_direct<Family, F, T, A, L, IterFor<L>>(r, r.x);
+    if constexpr (Remaps)
+      return run_direct_padded<Family, F, T, A, L, IterFor<L>>(r, r.x);
+    else
+      return run_direct<Family, F, T, A, L, IterFor<L>>(r, r.x);
   }
   template <DType, LayoutKind>
   static rt::error_t prepack(const PrepackArgs& a) {

@@ -40,6 +40,19 @@ constexpr ShapeRule dense_rule(const Conv2dProblem& p) {
   return p.groups != 1 ? broken("groups 1", "groups", p.groups) : ShapeRule{};
 }
 
+/// The padding rule of a family that has no remap kernel (PadRemapTag, iterators.hpp): its
+/// kernels read the padding as zeros, so another PadMode breaks it; `needs` says why.
+constexpr ShapeRule zeros_padding_rule(const Conv2dProblem& p, const char* needs) {
+  return p.pad_mode != PadMode::zeros ? broken(needs, "pad_mode", to_string(p.pad_mode))
+                                      : ShapeRule{};
+}
+
+/// What a remap kernel's name adds to its iterator's (PadRemapTag::name): " remap" where the
+/// problem pads other than with zeros, for the kernel_names of the families that have one.
+inline std::string remap_suffix(const Conv2dProblem& p) {
+  return p.pad_mode != PadMode::zeros ? " remap" : "";
+}
+
 /// "needs <rule>, got <what>=<value>"; empty when the rule holds.
 inline std::string explain(const ShapeRule& r) {
   if (r.holds()) return {};

@@ -17,8 +17,8 @@ struct Launcher<Conv3x3Variant<M, VL>> {
   static rt::error_t run(const LaunchArgs& r) {
     if constexpr (L != VL) {
       return rt::invalid_value;  // unreachable: can_implement refuses the other layout
-    } else if constexpr (M == Method::nhwc3x3) {
-      return run_direct<Family, F, T, A, L, TapIterTag<InLayout::nhwc, false>>(r, r.x);
+    } else if constexpr (M == Method::nhwc3x3) {  // every padding mode (the VAEs' 3x3 NHWC)
+      return run_direct_padded<Family, F, T, A, L, TapIterTag<InLayout::nhwc, false>>(r, r.x);
     } else if constexpr (M == Method::nchw3x3) {
       return run_direct<Family, F, T, A, L, TapIterTag<InLayout::nchw, false>>(r, r.x);
     } else {

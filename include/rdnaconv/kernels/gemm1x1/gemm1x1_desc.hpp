@@ -18,12 +18,13 @@ struct Gemm1x1Family : DirectFamilySizes<TileKind::gemm1x1, tap_layout> {
   static constexpr Method method = Method::gemm1x1;
   static constexpr const char* name() { return "gemm1x1"; }
   /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
-  /// plan's contract: Conv2dOptions::x_align); NCHW gathers.
+  /// plan's contract: Conv2dOptions::x_align); NCHW gathers. Zeros padding only: a padded 1x1
+  /// layer is rare, so no remap kernel is built (general takes the other modes).
   static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
     if (p.groups != 1) return dense_rule(p);
     if (p.r != 1 || p.s != 1) return broken("a 1x1 filter", "RxS", p.r, p.s);
     if (l == LayoutKind::nhwc && p.c % 8 != 0) return broken("C % 8 == 0 on NHWC", "C", p.c);
-    return {};
+    return zeros_padding_rule(p, "pad_mode zeros (no remap kernel: general takes the other modes)");
   }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
     return rule(p, l).holds();

@@ -7,7 +7,8 @@
 
 namespace rdnaconv::kernels {
 
+/// Every padding mode: zeros through GeneralIterTag, the others through its remap form.
 template <>
-struct Launcher<GeneralFamily> : DirectLauncher<GeneralFamily, GeneralIterTag> {};
+struct Launcher<GeneralFamily> : DirectLauncher<GeneralFamily, GeneralIterTag, true> {};
 
 }  // namespace rdnaconv::kernels

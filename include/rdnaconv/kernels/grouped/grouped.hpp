@@ -10,6 +10,11 @@
 ///   grouped_direct          any C/G on either layout: 8 consecutive filters of one output
 ///                           pixel per thread, weights read as 16-byte vectors;
 ///   pack_grouped            OIHW [K][C/G][R][S] -> [R*S][C/G][K_pad] (grouped_desc.hpp).
+/// Each convolution kernel takes `Remap`: false pads with zeros; true (the padding modes other
+/// than zeros, GroupedParams::pad_mode) sends every input coordinate through pad_source, so all
+/// taps read the input. A flag of the template, not of the launch: the zeros kernels' code is
+/// what it was before the modes existed (a body shared through a force-inlined function changed
+/// the NCHW depthwise kernel's sm_90a code; the flag in the template left it byte-identical).
 /// Every kernel strides over its work (grid capped, 64-bit work indices and offsets), so any
 /// tensor size within validation's limits runs in one launch.
 #pragma once
@@ -34,6 +39,9 @@ struct GroupedParams : ConvDims {
   bool w_smem, staged;
   bool vec_x;  ///< NHWC x read in 16-byte vectors (C % 8 == 0, x 16-byte aligned, K == C)
   bool vec_y;  ///< NHWC y written in 16-byte vectors (16-bit output, K % 8 == 0, y aligned)
+  /// What the padding reads; only the Remap kernels look at it. In the alignment gap before
+  /// `work`, so that no other member moves (the zeros kernels read the same offsets).
+  PadMode pad_mode;
   std::int64_t work;
   const std::uint16_t* x;
   const std::uint16_t* wpk;
@@ -96,16 +104,19 @@ RDNACONV_DEVICE inline Pixel pixel_of(const GroupedParams& g, std::int64_t m) {
 }
 
 /// Calls f(r, s, ih, iw) for each filter tap (r, s) of output pixel px whose input (ih, iw) lies
-/// inside the image: the padding adds nothing to the sum.
-template <class F>
+/// inside the image: the padding adds nothing to the sum. Remap: (ih, iw) through pad_source
+/// first, so under reflect / replicate / circular every tap reads an input pixel.
+template <bool Remap, class F>
 RDNACONV_DEVICE RDNACONV_FORCEINLINE void for_each_tap(const GroupedParams& g, const Pixel& px,
                                                        F&& f) {
   const int ih0 = px.p * g.stride_h - g.pad_top, iw0 = px.q * g.stride_w - g.pad_left;
   for (int r = 0; r < g.r; ++r) {
-    const int ih = ih0 + r * g.dil_h;
+    int ih = ih0 + r * g.dil_h;
+    if constexpr (Remap) ih = pad_source(ih, g.h, g.pad_mode);
     if (ih < 0 || ih >= g.h) continue;
     for (int s = 0; s < g.s; ++s) {
-      const int iw = iw0 + s * g.dil_w;
+      int iw = iw0 + s * g.dil_w;
+      if constexpr (Remap) iw = pad_source(iw, g.w, g.pad_mode);
       if (iw < 0 || iw >= g.w) continue;
       f(r, s, ih, iw);
     }
@@ -118,7 +129,7 @@ RDNACONV_DEVICE RDNACONV_FORCEINLINE void for_each_tap(const GroupedParams& g, c
 /// slice-major; thread t of the block: filter vector t % kvb of the slice, pixel t / kvb. The
 /// slice's weights [R*S][kvb] 16-byte vectors are loaded into shared memory when the slice
 /// changes (once per block for a grid as large as the work).
-template <DType T>
+template <DType T, bool Remap>
 __global__ void __launch_bounds__(kGroupedThreads)
     grouped_depthwise_nhwc(const RDNACONV_GRID_CONSTANT GroupedParams g) {
   extern __shared__ uint4 grouped_w_smem[];
@@ -150,7 +161,7 @@ __global__ void __launch_bounds__(kGroupedThreads)
     int ch[8];  // the input channel of each filter: k / (K/G), as C/G = 1
 #pragma unroll
     for (int j = 0; j < 8; ++j) ch[j] = (k0 + j < g.k ? k0 + j : g.k - 1) / g.kg;
-    grouped::for_each_tap(g, px, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
+    grouped::for_each_tap<Remap>(g, px, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
       const int tap = r * g.s + s;
       float wf[8], xf[8];
       grouped::unpack8<T>(g.w_smem ? grouped_w_smem[tap * g.kvb + tv]
@@ -173,8 +184,9 @@ __global__ void __launch_bounds__(kGroupedThreads)
 /// Depthwise on NCHW. Work item = (group of bpl planes (n, k), strip of bp output rows, strip of
 /// bq output columns); thread t: column t % bq, row (t / bq) % bp, plane t / (bq bp). Staged:
 /// the block first copies the rows_in x cols_in input window of each plane into shared memory
-/// (zeros outside the image), then every thread reads its taps there without bounds checks.
-template <DType T>
+/// (zeros outside the image; Remap: the pixels the padding mode reads), then every thread reads
+/// its taps there without bounds checks.
+template <DType T, bool Remap>
 __global__ void __launch_bounds__(kGroupedThreads)
     grouped_depthwise_nchw(const RDNACONV_GRID_CONSTANT GroupedParams g) {
   extern __shared__ uint4 grouped_x_smem_words[];
@@ -199,7 +211,11 @@ __global__ void __launch_bounds__(kGroupedThreads)
         const int rr = (i - pl * win) / g.cols_in;
         const int cc = i - pl * win - rr * g.cols_in;
         const std::int64_t plane = pg * g.bpl + pl;
-        const int ih = ih0 + rr, iw = iw0 + cc;
+        int ih = ih0 + rr, iw = iw0 + cc;
+        if constexpr (Remap) {
+          ih = pad_source(ih, g.h, g.pad_mode);
+          iw = pad_source(iw, g.w, g.pad_mode);
+        }
         std::uint16_t v = 0;
         if (plane < planes && ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) {
           const std::int64_t n = plane / g.k;
@@ -226,7 +242,7 @@ __global__ void __launch_bounds__(kGroupedThreads)
               arch::to_float<T>(arch::load_global2(wk + std::int64_t(r * g.s + s) * g.k_pad)), acc);
     } else {
       const std::uint16_t* xp = g.x + (n * g.c + k / g.kg) * g.h * std::int64_t(g.w);
-      grouped::for_each_tap(
+      grouped::for_each_tap<Remap>(
           g, {n, op, oq}, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
             acc = fmaf(
                 arch::to_float<T>(arch::load_global2(xp + std::int64_t(ih) * g.w + iw)),
@@ -243,7 +259,7 @@ __global__ void __launch_bounds__(kGroupedThreads)
 /// vector fastest (a warp reads neighbouring channels of a pixel); NCHW: the pixel fastest (a
 /// warp reads along W). Where the 8 filters share a group (K/G % 8 == 0, or the vector does not
 /// cross a group's edge), each x value is loaded once for all 8.
-template <DType T, LayoutKind L>
+template <DType T, LayoutKind L, bool Remap>
 __global__ void __launch_bounds__(kGroupedThreads)
     grouped_direct(const RDNACONV_GRID_CONSTANT GroupedParams g) {
   const std::int64_t pq = std::int64_t(g.p) * g.q;
@@ -274,7 +290,7 @@ __global__ void __launch_bounds__(kGroupedThreads)
     const std::int64_t wstride = L == LayoutKind::nhwc ? g.c : 1;
     const std::uint16_t* xn = g.x + px.n * g.c * std::int64_t(g.h) * g.w;
     float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    grouped::for_each_tap(g, px, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
+    grouped::for_each_tap<Remap>(g, px, [&](int r, int s, int ih, int iw) RDNACONV_INLINE_LAMBDA {
       const std::uint16_t* xt = xn + ih * hstride + iw * wstride;
       const std::uint16_t* wt = g.wpk + std::int64_t(r * g.s + s) * g.cg * g.k_pad + k0;
       for (int ci = 0; ci < g.cg; ++ci) {
@@ -367,20 +383,27 @@ inline rt::error_t launch_grouped(const Conv2dProblem& p, const std::uint16_t* x
   g.wpk = wpk;
   g.epi = epi;
   g.work = geo.work;
+  g.pad_mode = p.pad_mode;
   const unsigned blocks = grouped_grid(geo.work);
   const std::size_t smem = std::size_t(geo.smem_bytes);
+  // the Remap kernels for a padding mode other than zeros (launch log: "<layout remap>")
+  const bool remap = p.pad_mode != PadMode::zeros;
+  const std::string tag = std::string(to_string(L)) + (remap ? " remap>" : ">");
   if (!geo.depthwise) {
-    detail::note_launch([] { return std::string("grouped_direct<") + to_string(L) + ">"; });
+    detail::note_launch([&] { return "grouped_direct<" + tag; });
     detail::note_tile(Tile{p});
-    grouped_direct<T, L><<<blocks, kGroupedThreads, 0, stream>>>(g);
+    auto* kernel = remap ? &grouped_direct<T, L, true> : &grouped_direct<T, L, false>;
+    kernel<<<blocks, kGroupedThreads, 0, stream>>>(g);
   } else if constexpr (L == LayoutKind::nhwc) {
-    detail::note_launch([] { return std::string("grouped_depthwise<nhwc>"); });
+    detail::note_launch([&] { return "grouped_depthwise<" + tag; });
     detail::note_tile(Tile{p});
-    grouped_depthwise_nhwc<T><<<blocks, kGroupedThreads, smem, stream>>>(g);
+    auto* kernel = remap ? &grouped_depthwise_nhwc<T, true> : &grouped_depthwise_nhwc<T, false>;
+    kernel<<<blocks, kGroupedThreads, smem, stream>>>(g);
   } else {
-    detail::note_launch([] { return std::string("grouped_depthwise<nchw>"); });
+    detail::note_launch([&] { return "grouped_depthwise<" + tag; });
     detail::note_tile(Tile{p});
-    grouped_depthwise_nchw<T><<<blocks, unsigned(geo.threads), smem, stream>>>(g);
+    auto* kernel = remap ? &grouped_depthwise_nchw<T, true> : &grouped_depthwise_nchw<T, false>;
+    kernel<<<blocks, unsigned(geo.threads), smem, stream>>>(g);
   }
   return rt::get_last_error();
 }

@@ -99,8 +99,8 @@ struct GroupedFamily {
   /// need.
   static constexpr TileKind tile_kind = TileKind::general;
   static constexpr TileKind tile_for(const Conv2dProblem&, ArchClass) { return tile_kind; }
-  /// groups > 1, any layout, filter, stride, dilation and padding (the only family that takes
-  /// them; every other family needs groups 1).
+  /// groups > 1, any layout, filter, stride, dilation, padding and padding mode (the only
+  /// family that takes them; every other family needs groups 1).
   static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind) {
     if (p.groups <= 1) return broken("groups > 1", "groups", p.groups);
     return {};
@@ -114,7 +114,7 @@ struct GroupedFamily {
   /// The kernel run() launches, as the launch log names it (Plan::describe()).
   static std::string kernel_names(const Conv2dProblem& p, LayoutKind l) {
     return std::string(p.c_per_group() == 1 ? "grouped_depthwise<" : "grouped_direct<") +
-           to_string(l) + ">";
+           to_string(l) + remap_suffix(p) + ">";
   }
   static constexpr std::size_t packed_weight_bytes(const Conv2dProblem& p, ArchClass) {
     return std::size_t(p.r * p.s) * std::size_t(p.c_per_group()) * std::size_t(round_up(p.k, 8)) *

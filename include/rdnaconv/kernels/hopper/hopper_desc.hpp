@@ -78,7 +78,8 @@ struct HopperTmaFamily {
   }
   /// NHWC only; C % 8 == 0 (TMA: every global stride a multiple of 16 bytes); stride 1 or 2
   /// (TMA's traversal stride, with a box of up to 256 elements per dimension: 128 columns x 2);
-  /// an image within TMA's 2^40-byte strides. Any filter size, dilation and padding.
+  /// an image within TMA's 2^40-byte strides. Any filter size, dilation and padding amounts;
+  /// zeros padding only (TMA fills what lies outside the tensor with zeros: no remap possible).
   static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
     if (p.groups != 1) return dense_rule(p);
     if (l != LayoutKind::nhwc) return broken("NHWC", "layout", to_string(l));
@@ -87,7 +88,7 @@ struct HopperTmaFamily {
       return broken("stride 1 or 2", "stride", p.stride_h, p.stride_w);
     if (p.h * p.w * p.c >= (std::int64_t(1) << 39))
       return broken("H*W*C < 2^39 (TMA strides)", "H*W*C", p.h * p.w * p.c);
-    return {};
+    return zeros_padding_rule(p, "pad_mode zeros (TMA fills the padding with zeros)");
   }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
     return rule(p, l).holds();

@@ -16,7 +16,8 @@
 namespace rdnaconv::kernels {
 
 /// F(4x4, 3x3) needs unit stride and dilation; C < 4 is excluded because the transforms'
-/// error amplification is not amortised over a short reduction (docs/DESIGN.md).
+/// error amplification is not amortised over a short reduction (docs/DESIGN.md). Zeros padding
+/// only: the input transform reads zeros outside the image (no remap form of it is written).
 constexpr ShapeRule winograd_rule(const Conv2dProblem& p) {
   if (p.groups != 1) return dense_rule(p);
   if (p.r != 3 || p.s != 3) return broken("a 3x3 filter", "RxS", p.r, p.s);
@@ -24,7 +25,10 @@ constexpr ShapeRule winograd_rule(const Conv2dProblem& p) {
     return broken("stride 1", "stride", p.stride_h, p.stride_w);
   if (p.dil_h != 1 || p.dil_w != 1) return broken("dilation 1", "dilation", p.dil_h, p.dil_w);
   if (p.c < 4) return broken("C >= 4", "C", p.c);
-  return {};
+  return zeros_padding_rule(
+      p,
+      "pad_mode zeros (its input transform reads zeros outside the image; general takes the "
+      "other modes)");
 }
 constexpr bool winograd_eligible(const Conv2dProblem& p) {
   return winograd_rule(p).holds();
