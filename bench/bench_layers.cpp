@@ -7,11 +7,15 @@
 ///   [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
 ///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
-///                  [Google Benchmark flags, e.g. --benchmark_out=bench.json]
+///   [--tile=small]     [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// --split-k=N,...: beside each layer whose routed method can split its reduction (the direct
 /// families) into N parts, a row router+splitN (Conv2dOptions::split_k = N), for the sweep the
 /// router's split-K threshold is to come from.
+///
+/// --tile=small: beside each layer whose routed method is a direct engine family, a row
+/// router+small (Conv2dOptions::tile = small, the plan's own split-K on the small tile's grid)
+/// and, with --split-k, router+small+splitN: the sweep for the small tile's router rule.
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
@@ -95,6 +99,8 @@ struct Options {
   /// --split-k=N[,N...]: a row `router+splitN` per N beside each layer whose plan can split
   /// (Conv2dOptions::split_k forced; the router's method), for the split-K sweep
   std::vector<int> split_k;
+  /// --tile=small: the small tile's rows `router+small` (and `router+small+splitN`)
+  bool small_tile = false;
   /// --ceilings=on: the ceiling rows and the of_mma / of_copy counters; off by default until
   /// the counters have run beside layer rows on a GPU (the ceiling rows alone ran, 2026-12-06)
   bool ceilings = false;
@@ -586,10 +592,12 @@ const void* zero_bias(std::int64_t k) {
 
 template <class T, class L>
 void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool prepack_row,
-                 RowEpi epi = RowEpi::none, int split_k = 0) {
+                 RowEpi epi = RowEpi::none, int split_k = 0,
+                 TileChoice tile = TileChoice::automatic) {
   Conv2dOptions o;
   o.method = m;
   o.split_k = split_k;
+  o.tile = tile;
   const bool residual = epi == RowEpi::residual;
   if (epi != RowEpi::none) {  // relu(conv + bias (+ y)): y holds the shortcut, added in place
     o.has_bias = true;
@@ -632,6 +640,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       if (prepack_row) label = std::string("prepack ") + to_string(plan.method());
       if (residual) label += " +residual relu (fused, in place)";
       if (epi == RowEpi::bias_relu) label += " +bias relu (fused)";
+      if (plan.desc().tile == kernels::TileKind::small) label += " tile=small";
       if (plan.desc().split_k > 1) label += " split_k=" + std::to_string(plan.desc().split_k);
       report(st, p, t, mult, label);
       if (!prepack_row) ceiling_fractions(st, dtype_of<T>());
@@ -945,19 +954,34 @@ void register_set(const BenchSet& s) {
               [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, m.method, mult, false); });
     reg("prepack",
         [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, p, Method::automatic, mult, true); });
+    // the router's plan: which method, and how many reduction steps it has to split
+    std::int64_t steps = 0;
+    if (!g_opt.split_k.empty() || g_opt.small_tile) {
+      PlanDesc d;
+      DeviceInfo dev;
+      if (query_device(-1, dev).ok() &&
+          make_plan_desc(d, p, dtype_of<T>(), lk, Conv2dOptions{}, dev).ok())
+        if (const MethodInfo* mi = find_method(d.method)) steps = mi->k_steps(p, d.tiles);
+    }
     for (int n : g_opt.split_k) {
       // only where the router's method can split (the direct families) and the reduction has
       // at least n steps, so that every such row runs n parts
-      PlanDesc d;
-      DeviceInfo dev;
-      if (!query_device(-1, dev).ok() ||
-          !make_plan_desc(d, p, dtype_of<T>(), lk, Conv2dOptions{}, dev).ok())
-        continue;
-      const MethodInfo* mi = find_method(d.method);
-      if (mi == nullptr || mi->k_steps(p, d.tiles) < n) continue;
+      if (steps < n) continue;
       reg("router+split" + std::to_string(n), [=](benchmark::State& st) {
         bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::none, n);
       });
+    }
+    if (g_opt.small_tile && steps > 0) {  // a direct family: the small tile applies
+      reg("router+small", [=](benchmark::State& st) {
+        bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::none, 0,
+                          TileChoice::small);
+      });
+      for (int n : g_opt.split_k)
+        if (steps >= n)
+          reg("router+small+split" + std::to_string(n), [=](benchmark::State& st) {
+            bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::none, n,
+                              TileChoice::small);
+          });
     }
     const bool residual = s.residual && is_bottleneck_out(p);
     if (residual)
@@ -1063,6 +1087,8 @@ int main(int argc, char** argv) {
       g_opt.vendor_candidates = std::max(0, std::atoi(a.c_str() + 20));
     else if (a.rfind("--vendor-cache=", 0) == 0)
       g_opt.vendor_cache = a.substr(15);
+    else if (a == "--tile=small")
+      g_opt.small_tile = true;
     else if (a == "--ceilings=off")
       g_opt.ceilings = false;
     else if (a == "--ceilings=on")

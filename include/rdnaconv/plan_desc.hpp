@@ -67,23 +67,28 @@ struct PlanDesc {
   DType out_type() const { return options.out_type == DType::same ? dtype : options.out_type; }
 };
 
-/// Blocks of the family's main tile over the problem's GEMM (the grid split-K would multiply).
+/// Blocks of a tile row over the problem's GEMM (the grid split-K would multiply).
+inline std::int64_t tile_blocks(const Conv2dProblem& p, ArchClass tiles, kernels::TileKind tile) {
+  const kernels::TileConfig t = kernels::tile_of(tiles, tile);
+  return kernels::ceil_div(p.gemm_m(), t.block_m) * kernels::ceil_div(p.k, t.block_n);
+}
+/// Blocks of the family's main tile over the problem's GEMM.
 inline std::int64_t main_tile_blocks(const Conv2dProblem& p, const MethodInfo& mi,
                                      ArchClass tiles) {
-  const kernels::TileConfig t = kernels::tile_of(tiles, mi.tile_kind);
-  return kernels::ceil_div(p.gemm_m(), t.block_m) * kernels::ceil_div(p.k, t.block_n);
+  return tile_blocks(p, tiles, mi.tile_kind);
 }
 
 /// The router's split-K for a plan (Conv2dOptions::split_k = 0): RouterThresholds' rule on the
-/// family's main tile, 1 where it does not apply (no reduction steps to split: Winograd; the
-/// plan runs another tile, e.g. the thin one; the device's multiprocessor count unknown; the
-/// table says never).
+/// plan's tile (the family's main row or the small row), 1 where it does not apply (no reduction
+/// steps to split: Winograd; the plan runs the thin row; the device's multiprocessor count
+/// unknown; the table says never).
 inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::TileKind tile,
                         ArchClass tiles, const RouterThresholds& t, int sms,
                         LayoutKind layout = LayoutKind::nhwc) {
-  if (t.split_max_parts < 2 || sms <= 0 || tile != mi.tile_kind) return 1;
+  if (t.split_max_parts < 2 || sms <= 0) return 1;
+  if (tile != mi.tile_kind && tile != kernels::TileKind::small) return 1;
   const std::int64_t steps = mi.k_steps(p, tiles);
-  const std::int64_t blocks = main_tile_blocks(p, mi, tiles);
+  const std::int64_t blocks = tile_blocks(p, tiles, tile);
   if (steps <= 0 || blocks >= sms) return 1;
   if (layout == LayoutKind::nchw && mi.method == Method::gemm1x1 &&
       t.split_nchw1x1_min_total_steps > 0 && 2 * blocks <= sms &&
@@ -99,6 +104,15 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
       std::min<std::int64_t>(t.split_max_parts, std::int64_t(t.split_fill) * sms / blocks);
   s = std::min<std::int64_t>(s, steps / std::max(t.split_min_steps, 1));
   return s >= 2 ? int(s) : 1;
+}
+
+/// The router's small-tile rule (RouterThresholds::small_below_sm_fraction): a direct plan on its
+/// main tile whose grid leaves most multiprocessors idle.
+inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernels::TileKind tile,
+                            ArchClass tiles, const RouterThresholds& t, int sms) {
+  if (t.small_below_sm_fraction <= 0 || sms <= 0 || tile != mi.tile_kind) return false;
+  if (mi.k_steps(p, tiles) <= 0) return false;
+  return double(main_tile_blocks(p, mi, tiles)) < t.small_below_sm_fraction * double(sms);
 }
 
 [[nodiscard]] inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
@@ -163,6 +177,28 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
   // type and layout instead of three.
   const bool remap = p.pad_mode != PadMode::zeros;
   if (remap) d.tile = mi->tile_kind;
+  // The tile row: forced (Conv2dOptions::tile; direct engine families only, which are the ones
+  // with reduction steps), else the router's small-grid rule.
+  const bool direct = mi->k_steps(p, d.tiles) > 0;
+  if (o.tile != TileChoice::automatic) {
+    if (!direct)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: Conv2dOptions::tile=") + to_string(o.tile) +
+                  " chooses among the direct engine methods' tiles (general, gemm1x1, the 3x3 "
+                  "families); the plan's method is " +
+                  to_string(d.method) + ", which has its own"};
+    if (remap && o.tile == TileChoice::small)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: Conv2dOptions::tile=small is not built for pad_mode ") +
+                  to_string(p.pad_mode) +
+                  " (the remap kernels run the family's main tile); leave tile automatic or main"};
+    d.tile = o.tile == TileChoice::small ? kernels::TileKind::small : mi->tile_kind;
+  } else if (!remap &&
+             auto_small_tile(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms)) {
+    d.tile = kernels::TileKind::small;
+    d.reason += "; small tile: " + std::to_string(main_tile_blocks(p, *mi, d.tiles)) +
+                " main-tile blocks on " + std::to_string(dev.sms) + " multiprocessors";
+  }
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
   const std::int64_t rows = is_winograd(d.method) ? winograd_tiles(p) : p.gemm_m();
   if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)
@@ -176,7 +212,7 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
     want_split = auto_split_k(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms, layout);
     if (want_split >= 2)
       d.reason += "; split_k=" + std::to_string(want_split) + ": " +
-                  std::to_string(main_tile_blocks(p, *mi, d.tiles)) + " blocks on " +
+                  std::to_string(tile_blocks(p, d.tiles, d.tile)) + " blocks on " +
                   std::to_string(dev.sms) + " multiprocessors";
   }
   if (want_split >= 2) {
@@ -194,7 +230,8 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
                   to_string(d.method)};
     const SplitK sk = split_k_parts(steps, want_split);
     if (sk.parts > 1) {
-      d.tile = mi->tile_kind;  // the split kernel is built for the family's main tile only
+      // the split kernels are built for the family's main tile and the small one (not thin)
+      if (d.tile != kernels::TileKind::small) d.tile = mi->tile_kind;
       d.split_k = sk.parts;
       d.split_steps = sk.steps;
       d.split_offset = std::size_t(kernels::round_up(std::int64_t(d.workspace_bytes), 256));
@@ -238,6 +275,8 @@ inline std::string describe_plan(const PlanDesc& d) {
   // the remap kernels (every padding mode but zeros) have not run on a GPU yet
   if (d.problem.pad_mode != PadMode::zeros)
     s += std::string(" (padding mode ") + to_string(d.problem.pad_mode) + ": not device-tested)";
+  if (d.tile == kernels::TileKind::small && !kSmallTileDeviceTested)
+    s += " (small tile: not device-tested)";
   const std::string own = mi ? mi->tile_str(d.problem, d.layout) : std::string();
   if (!own.empty())
     s += " tile=" + own;

@@ -23,6 +23,12 @@ inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 /// "not device-tested"; route() still names the family that would take the mode.
 inline constexpr bool kPadModesRouted = false;
 
+/// The small tile row (kernels/common/tiles.hpp, ArchTiles::small; Conv2dOptions::tile) has not
+/// run on a GPU yet: until a device run of the SmallTile suite passes, describe() says "not
+/// device-tested" on plans that run it and no table sets small_below_sm_fraction, so only a
+/// forced plan (Conv2dOptions::tile = small) runs it.
+inline constexpr bool kSmallTileDeviceTested = false;
+
 /// Thresholds of the router, one set per architecture family; where each number comes from is
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
 /// argument (Winograd for large C, K and many tiles) since no AMD GPU is available to measure.
@@ -64,6 +70,10 @@ struct RouterThresholds {
   std::int64_t hopper_min_pixels = kNoLimit;
   std::int64_t hopper_wide_channels = kNoLimit;
   std::int64_t hopper_narrow_min_pixels = kNoLimit;
+  /// The small tile (ArchTiles::small) for a direct engine plan on its main tile whose grid has
+  /// fewer than small_below_sm_fraction x SMs blocks (split-K then counts the small tile's
+  /// blocks). 0 (the default): never, until a measured sweep sets it (docs/ROUTER.md).
+  double small_below_sm_fraction = 0;
 };
 
 constexpr RouterThresholds router_thresholds(ArchClass f) {

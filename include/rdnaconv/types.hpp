@@ -64,6 +64,12 @@ constexpr bool is_winograd(Method m) {
 /// code runs on any wave32 GPU. fma is the portable fallback, forced.
 enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
 
+/// Which tile row a direct engine family (general, gemm1x1, the 3x3 families) runs
+/// (Conv2dOptions::tile): automatic (the plan's choice: the family's main tile, the thin row for
+/// K <= its filter block, the small row for small grids where the router's table says so), main
+/// (the family's own row, also for thin K), small (64 x 64 blocks, kernels/common/tiles.hpp).
+enum class TileChoice : std::uint8_t { automatic, main, small };
+
 /// Architecture families that own a tile table.
 /// sm90: Hopper with the sm_90a target in the build (wgmma); sm80: every other sm_80+ device.
 enum class ArchClass : std::uint8_t { generic, rdna3, rdna4, sm80, sm90 };
@@ -167,6 +173,17 @@ constexpr const char* to_string(PadMode m) {
       return "replicate";
     case PadMode::circular:
       return "circular";
+  }
+  return "?";
+}
+constexpr const char* to_string(TileChoice t) {
+  switch (t) {
+    case TileChoice::automatic:
+      return "automatic";
+    case TileChoice::main:
+      return "main";
+    case TileChoice::small:
+      return "small";
   }
   return "?";
 }

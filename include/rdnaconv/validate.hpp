@@ -40,6 +40,10 @@ struct Conv2dOptions {
   /// 1: no split; 2..kMaxSplitK: forced (direct engine methods only; fewer parts where the
   /// reduction has fewer steps).
   int split_k = 0;
+  /// The tile row of a direct engine method (TileChoice): automatic (the default) or forced, for
+  /// tests, benchmarks and users who measured their shape. Forcing small or main on a family
+  /// with its own tiling (Winograd, hopper_tma, grouped) is refused with method_not_applicable.
+  TileChoice tile = TileChoice::automatic;
 };
 
 /// The largest Conv2dOptions::split_k.
@@ -148,6 +152,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
       {"method", unsigned(o.method), unsigned(Method::grouped)},
+      {"tile", unsigned(o.tile), unsigned(TileChoice::small)},
   };
   for (const Field& f : fields)
     if (f.value > f.last)

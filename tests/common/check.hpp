@@ -36,6 +36,8 @@ struct CheckRequest {
   unsigned seed = 1;
   std::vector<Variant> variants;
   std::int64_t max_checked = std::int64_t(1) << 22;  ///< above this many outputs, sample
+  TileChoice tile = TileChoice::automatic;  ///< Conv2dOptions::tile of every variant's plan
+  int split_k = 0;                          ///< Conv2dOptions::split_k likewise
 };
 
 /// One instantiation per (T, Layout, Atom): check_<type>_<layout>_<atom>.cpp.

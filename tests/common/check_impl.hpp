@@ -237,6 +237,8 @@ class Checker {
     o.bias_type = v.bias_type;
     o.out_type = v.out;
     o.method = rq_.method;
+    o.tile = rq_.tile;
+    o.split_k = rq_.split_k;
     return o;
   }
   /// z_ filled with the residual in output type t (the same values for every variant of a case).

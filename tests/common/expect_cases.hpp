@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file expect_cases.hpp The GoogleTest side of the harness shared by the device suites that run
-/// a list of cases through one configuration (test_families.cpp, test_padmodes.cpp).
+/// a list of cases through one configuration (test_families.cpp, test_padmodes.cpp,
+/// test_small_tile.cpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,10 +15,12 @@ namespace rdnaconv::testing {
 /// Runs each case of `cases` that `method` can implement on `layout` (every case for the router,
 /// Method::automatic) through the harness entry `e`, one seed per case from `seed`, and records
 /// a GoogleTest failure for each variant that is skipped or fails; stops after the first failing
-/// case (the useful one). Returns the number of variants compared.
+/// case (the useful one). `tile` and `split_k` go to every plan's options. Returns the number of
+/// variants compared.
 inline int expect_cases_pass(const CheckEntry& e, const std::vector<Case>& cases, Method method,
                              LayoutKind layout, DataKind data, const std::vector<Variant>& variants,
-                             unsigned seed) {
+                             unsigned seed, TileChoice tile = TileChoice::automatic,
+                             int split_k = 0) {
   int checked = 0;
   for (const Case& c : cases) {
     if (method != Method::automatic && !can_implement(method, c.p, layout)) continue;
@@ -27,6 +30,8 @@ inline int expect_cases_pass(const CheckEntry& e, const std::vector<Case>& cases
     rq.data = data;
     rq.seed = seed++;
     rq.variants = variants;
+    rq.tile = tile;
+    rq.split_k = split_k;
     for (const Outcome& o : e.check(rq)) {
       EXPECT_FALSE(o.skipped) << c.what << " " << describe(c.p) << ": " << o.skip_reason;
       if (o.skipped) continue;

@@ -39,10 +39,10 @@ template <class Family>
 struct Launcher;  // specialised in each family's folder (*_launch.hpp)
 
 /// A direct family's one engine launch over `a_src` (the input, or its repack) with the
-/// family's reduction layout, on the tile row the plan chose (PlanDesc::tile: the family's own
-/// or the thin row; both share block_k, hence the packing). vec_x: the general kernel reads 16-byte
-/// vectors where the input allows; the tap kernels read vectors only, which can_implement and the
-/// alignment contract guarantee (Plan::check_x_alignment).
+/// family's reduction layout, on the tile row the plan chose (PlanDesc::tile: the family's own,
+/// the thin or the small row; all share block_k, hence the packing). vec_x: the general kernel
+/// reads 16-byte vectors where the input allows; the tap kernels read vectors only, which
+/// can_implement and the alignment contract guarantee (Plan::check_x_alignment).
 template <class Family, ArchClass F, DType T, AtomKind A, LayoutKind L, class IterTag>
 inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   const Conv2dProblem& p = r.d.problem;
@@ -70,15 +70,20 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
     sg.epi = EpilogueParams{};
     sg.epi.y = part;
     sg.epi.out_type = DType::f32;
-    if (rt::error_t e =
-            launch_conv_gemm_splitk<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(sg, r.stream);
-        e != rt::success)
-      return e;
+    // the split kernels exist for the family's main tile and the small row (make_plan_desc)
+    const rt::error_t e =
+        r.d.tile == TileKind::small
+            ? launch_conv_gemm_splitk<tile_tag<F, TileKind::small>, T, A, IterTag, L>(sg, r.stream)
+            : launch_conv_gemm_splitk<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(sg,
+                                                                                        r.stream);
+    if (e != rt::success) return e;
     return launch_splitk_reduce(part, r.d.split_k, p.y_elems(), r.epi, int(p.k), p.p() * p.q(), L,
                                 r.stream);
   } else {
     if (r.d.tile == TileKind::thin)
       return launch_conv_gemm<tile_tag<F, TileKind::thin>, T, A, IterTag, L>(g, 1, r.stream);
+    if (r.d.tile == TileKind::small)
+      return launch_conv_gemm<tile_tag<F, TileKind::small>, T, A, IterTag, L>(g, 1, r.stream);
     return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
   }
 }

@@ -76,6 +76,13 @@ struct ArchTiles {
   /// output convs), and their few GEMM rows fill few blocks. Same block_k as the main rows, so
   /// the packing does not depend on which tile runs.
   TileConfig thin;
+  /// The direct families on small grids (Conv2dOptions::tile = small; the router once
+  /// RouterThresholds::small_below_blocks is measured): a quarter of the main tile's 128 x 128,
+  /// so a layer whose output gives a few main blocks (ResNet-50 at batch 1: 7x7 and 14x14 outputs
+  /// of 256-2048 filters, 4-16 blocks on 132 multiprocessors) gets four times the blocks before
+  /// split-K, which then needs a quarter of the parts (fewer fp32 partials to write and add).
+  /// Same block_k as the main rows (the packing does not depend on the tile).
+  TileConfig small;
 };
 
 // RDNA3 (gfx11). One 128x128x32 tile for every family, 8 waves (2 x 4), wave tile 64x32:
@@ -93,16 +100,21 @@ inline constexpr TileConfig kRdnaFusedTile{
 // Thin: 64x32 blocks of 2 waves, one 32x32 wave tile each (2x2 atoms, 32 accumulator VGPRs).
 inline constexpr TileConfig kRdnaThinTile{
     .block_m = 64, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 1, .stages = 2};
-inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile, kRdna3Tile,     kRdna3Tile,
-                                       kRdna3Tile, kRdnaFusedTile, kRdnaThinTile};
+// Small: 64x64 blocks of 4 waves (2 x 2), one 32x32 wave tile each (2x2 atoms, 32 accumulator
+// VGPRs, as the thin row's waves); LDS 2 x (64 + 64) x 40 x 2 B = 20 KiB, so a WGP's 128 KiB
+// holds six such workgroups where the main tile's 40 KiB allows three.
+inline constexpr TileConfig kRdnaSmallTile{
+    .block_m = 64, .block_n = 64, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 2};
+inline constexpr ArchTiles kRdna3Tiles{kRdna3Tile,     kRdna3Tile,    kRdna3Tile,    kRdna3Tile,
+                                       kRdnaFusedTile, kRdnaThinTile, kRdnaSmallTile};
 
 // RDNA4 (gfx12): the same tile. Fragments are half the size (no replication: 193 VGPRs,
 // 6 waves/SIMD), but WMMA throughput per clock doubles, so the same 128x128 tile keeps the
 // same bytes per FLOP out of LDS; the VGPRs saved buy occupancy to hide the register-staged
 // global loads.
 inline constexpr TileConfig kRdna4Tile = kRdna3Tile;
-inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile, kRdna4Tile,     kRdna4Tile,
-                                       kRdna4Tile, kRdnaFusedTile, kRdnaThinTile};
+inline constexpr ArchTiles kRdna4Tiles{kRdna4Tile,     kRdna4Tile,    kRdna4Tile,    kRdna4Tile,
+                                       kRdnaFusedTile, kRdnaThinTile, kRdnaSmallTile};
 
 // NVIDIA sm_80+ (mma.sync m16n8k16, ldmatrix, cp.async). 128x128x32 with 8 warps (2 x 4) of
 // 64x32, two blocks per SM = 16 warps (4 per scheduler): 64 accumulators per thread, held to 128
@@ -123,8 +135,13 @@ inline constexpr TileConfig kSm80FusedTile{
 // K = 32 encoder output (4096 GEMM rows) gets 64 blocks instead of 32 of 128x128.
 inline constexpr TileConfig kSm80ThinTile{
     .block_m = 64, .block_n = 32, .block_k = 32, .warps_m = 2, .warps_n = 1, .stages = 4};
-inline constexpr ArchTiles kSm80Tiles{kSm80Tile, kSm80Tile,      kSm80Tile,
-                                      kSm80Tile, kSm80FusedTile, kSm80ThinTile};
+// Small: 64x64 blocks of 4 warps (2 x 2) of 32x32, four cp.async stages of 10 KiB (40 KiB):
+// the main tile's per-warp work and pipeline depth on a quarter of the block, for grids that
+// give too few main blocks to fill the multiprocessors (tiles.hpp's ArchTiles::small).
+inline constexpr TileConfig kSm80SmallTile{
+    .block_m = 64, .block_n = 64, .block_k = 32, .warps_m = 2, .warps_n = 2, .stages = 4};
+inline constexpr ArchTiles kSm80Tiles{kSm80Tile,      kSm80Tile,     kSm80Tile,     kSm80Tile,
+                                      kSm80FusedTile, kSm80ThinTile, kSm80SmallTile};
 
 // NVIDIA sm_90a (Hopper, wgmma from shared memory; arch/wgmma.hpp). The main rows: 128x128x32
 // blocks of two warpgroups, each one m64n128k16 product per 16 reduction elements (8 warps, 64
@@ -141,8 +158,10 @@ inline constexpr TileConfig kSm90Tile{.block_m = 128,
                                       .warps_n = 1,
                                       .stages = 5,
                                       .wgmma = true};
-inline constexpr ArchTiles kSm90Tiles{kSm90Tile, kSm90Tile,      kSm90Tile,
-                                      kSm90Tile, kSm80FusedTile, kSm80ThinTile};
+// Small grids keep sm80's small row (mma.sync): a 64-row block is one warpgroup's m64, which
+// would leave wgmma's 64 x block_n product on one warpgroup of 4 warps per block.
+inline constexpr ArchTiles kSm90Tiles{kSm90Tile,      kSm90Tile,     kSm90Tile,     kSm90Tile,
+                                      kSm80FusedTile, kSm80ThinTile, kSm80SmallTile};
 
 // Portable FMA fallback (other AMD targets, NVIDIA sm_70/75): the RDNA3 tile, so that on HIP it
 // is the same instantiation; its speed is not a goal.
@@ -152,6 +171,10 @@ static_assert(kRdna3Tile.valid(64 * 1024) && kRdna4Tile.valid(64 * 1024));
 static_assert(kSm80Tile.valid(227 * 1024) && kSm90Tile.valid(227 * 1024));
 static_assert(kRdnaFusedTile.valid(64 * 1024) && kSm80FusedTile.valid(227 * 1024));
 static_assert(kRdnaThinTile.valid(64 * 1024) && kSm80ThinTile.valid(227 * 1024));
+static_assert(kRdnaSmallTile.valid(64 * 1024) && kSm80SmallTile.valid(227 * 1024));
+static_assert(kRdnaSmallTile.block_k == kRdna3Tile.block_k &&
+                  kSm80SmallTile.block_k == kSm80Tile.block_k,
+              "the small tile runs on the direct families' packing");
 static_assert(kRdnaThinTile.block_k == kRdna3Tile.block_k &&
                   kSm80ThinTile.block_k == kSm80Tile.block_k,
               "the thin tile runs on the direct families' packing");
@@ -188,7 +211,15 @@ struct TileTag {
                                   .wgmma = WG};
 };
 /// Which row of an ArchTiles table.
-enum class TileKind : std::uint8_t { general, gemm1x1, conv3x3, winograd, winograd_fused, thin };
+enum class TileKind : std::uint8_t {
+  general,
+  gemm1x1,
+  conv3x3,
+  winograd,
+  winograd_fused,
+  thin,
+  small
+};
 
 constexpr TileConfig tile_of(ArchClass f, TileKind k) {
   const ArchTiles& t = arch_tiles(f);
@@ -205,6 +236,8 @@ constexpr TileConfig tile_of(ArchClass f, TileKind k) {
       return t.winograd_fused;
     case TileKind::thin:
       return t.thin;
+    case TileKind::small:
+      return t.small;
   }
   return t.general;
 }
