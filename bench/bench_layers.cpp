@@ -3,7 +3,7 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue|grouped]
+///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue|grouped|padmodes]
 ///   [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
 ///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
@@ -35,7 +35,10 @@
 /// inference), and the residual rows on the bottleneck conv3 layers. --set=grouped: the grouped
 /// and depthwise models (torchvision ConvNeXt-T and MobileNetV2 at 224², N1 and N32, both types
 /// and layouts; tests/common/model_layers.hpp), cuDNN beside (the group count from the filter's
-/// C/G channels).
+/// C/G channels). --set=padmodes: the SD3.5 VAE's padded 3x3 layers at N1, bf16, both layouts,
+/// with a row per padding mode (pad_zeros, pad_reflect, pad_replicate, pad_circular), each on
+/// the family the router names for the non-zeros modes (forced: the modes are not routed yet),
+/// beside the router row (issue 17: a mode within 5% of zeros).
 /// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every layer of
 /// the model back to back on one stream, and the same sequence captured once and replayed as a
 /// graph. Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps
@@ -124,6 +127,9 @@ struct BenchSet {
   bool bias_act = false;
   /// the cudnn-legacy rows (cudnnFind) beside the cudnn ones
   bool legacy = false;
+  /// the padding-mode rows (pad_zeros, pad_reflect, pad_replicate, pad_circular) on the padded
+  /// layers, each forced to the family the router names for the mode
+  bool pad_modes = false;
 };
 
 /// The epilogue a row fuses.
@@ -192,6 +198,8 @@ std::vector<BenchSet> sets(const std::string& which) {
             {"convnext_t_224", 32, both_t, both_l},
             {"mobilenet_v2_224", 1, both_t, both_l},
             {"mobilenet_v2_224", 32, both_t, both_l}};
+  if (which == "padmodes")  // issue 17's bar: a padding mode within 5% of zeros, same shape
+    return {{"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3, false, false, false, false, true}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
@@ -983,6 +991,23 @@ void register_set(const BenchSet& s) {
                               TileChoice::small);
           });
     }
+    if (s.pad_modes && (p.pad_top || p.pad_bottom || p.pad_left || p.pad_right)) {
+      // every mode on the family the router names for it (the modes are not routed yet, so the
+      // plans are forced), and zeros on that same family: the mode's own cost, nothing else
+      DeviceInfo dev;
+      if (query_device(-1, dev).ok())
+        for (PadMode mode : kPadModes) {
+          Conv2dProblem q = p;
+          q.pad_mode = mode;
+          if (!validate_problem(q).ok()) continue;  // reflect: pad >= the image's size
+          Conv2dProblem with_mode = q;
+          with_mode.pad_mode = PadMode::reflect;  // the family every non-zeros mode goes to
+          const Method m =
+              route(with_mode, lk, tile_family(AtomKind::native, dev.family), dtype_of<T>());
+          reg(std::string("pad_") + to_string(mode),
+              [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, q, m, mult, false); });
+        }
+    }
     const bool residual = s.residual && is_bottleneck_out(p);
     if (residual)
       reg("router+res", [=](benchmark::State& st) {
@@ -1110,9 +1135,11 @@ int main(int argc, char** argv) {
   }
   if (g_opt.set == "sweep") g_opt.all_methods = true;
   if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke" &&
-      g_opt.set != "residual" && g_opt.set != "epilogue" && g_opt.set != "grouped") {
-    std::fprintf(stderr,
-                 "rdnaconv_bench: --set=quick|full|sweep|smoke|residual|epilogue|grouped\n");
+      g_opt.set != "residual" && g_opt.set != "epilogue" && g_opt.set != "grouped" &&
+      g_opt.set != "padmodes") {
+    std::fprintf(
+        stderr,
+        "rdnaconv_bench: --set=quick|full|sweep|smoke|residual|epilogue|grouped|padmodes\n");
     return 2;
   }
   int devices = 0;
