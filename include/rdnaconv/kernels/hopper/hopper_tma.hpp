@@ -173,18 +173,31 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
   arch::named_barrier(1, 256);
   float* st = reinterpret_cast<float*>(smem);
   const int lane = ctid % 32, warp = (ctid / 32) % 4;
+  if constexpr (MH == 1) {
 #pragma unroll
-  for (int a = 0; a < NA; ++a)
+    for (int h = 0; h < NH; ++h)
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+      for (int j = 0; j < 8; ++j)
 #pragma unroll
-      for (int v = 0; v < 8; v += 2) {
-        const int m = a / NH, h = a % NH;
-        const int row = (g * MH + m) * 64 + warp * 16 + Atom::c_row(lane, v);
-        const int col = h * 128 + j * 16 + Atom::c_col(lane, v);  // even; v + 1 is col + 1
-        *reinterpret_cast<float2*>(st + row * SM::kLd + col) =
-            make_float2(acc[a][j][v], acc[a][j][v + 1]);
-      }
+        for (int v = 0; v < 8; v += 2) {
+          const int row = g * 64 + warp * 16 + Atom::c_row(lane, v);
+          const int col = h * 128 + j * 16 + Atom::c_col(lane, v);  // even; v + 1 is col + 1
+          *reinterpret_cast<float2*>(st + row * SM::kLd + col) =
+              make_float2(acc[h][j][v], acc[h][j][v + 1]);
+        }
+  } else {  // the tall block: slab m of 64 rows, one column half
+#pragma unroll
+    for (int m = 0; m < MH; ++m)
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int v = 0; v < 8; v += 2) {
+          const int row = (g * MH + m) * 64 + warp * 16 + Atom::c_row(lane, v);
+          const int col = j * 16 + Atom::c_col(lane, v);
+          *reinterpret_cast<float2*>(st + row * SM::kLd + col) =
+              make_float2(acc[m][j][v], acc[m][j][v + 1]);
+        }
+  }
   arch::named_barrier(1, 256);
 
   const EpilogueParams& e = pr.epi;
