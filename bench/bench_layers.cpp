@@ -7,7 +7,7 @@
 ///   [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
 ///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
-///   [--tile=small]     [Google Benchmark flags, e.g. --benchmark_out=bench.json]
+///   [--tile=small|tall] [Google Benchmark flags, e.g. --benchmark_out=bench.json]
 ///
 /// --split-k=N,...: beside each layer whose routed method can split its reduction (the direct
 /// families) into N parts, a row router+splitN (Conv2dOptions::split_k = N), for the sweep the
@@ -16,6 +16,8 @@
 /// --tile=small: beside each layer whose routed method is a direct engine family, a row
 /// router+small (Conv2dOptions::tile = small, the plan's own split-K on the small tile's grid)
 /// and, with --split-k, router+small+splitN: the sweep for the small tile's router rule.
+/// --tile=tall: beside each NHWC layer hopper_tma takes with K <= 128 (Hopper, sm_90a build), the
+/// rows hopper_tma (its 128-row block, forced) and hopper_tma+tall (the 256 x 128 block).
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
@@ -104,6 +106,8 @@ struct Options {
   std::vector<int> split_k;
   /// --tile=small: the small tile's rows `router+small` (and `router+small+splitN`)
   bool small_tile = false;
+  /// --tile=tall: hopper_tma's rows with and without its tall block (K <= 128)
+  bool tall_tile = false;
   /// --ceilings=on: the ceiling rows and the of_mma / of_copy counters; off by default until
   /// the counters have run beside layer rows on a GPU (the ceiling rows alone ran, 2026-12-06)
   bool ceilings = false;
@@ -649,6 +653,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       if (residual) label += " +residual relu (fused, in place)";
       if (epi == RowEpi::bias_relu) label += " +bias relu (fused)";
       if (plan.desc().tile == kernels::TileKind::small) label += " tile=small";
+      if (plan.desc().options.tile == TileChoice::tall) label += " tile=tall";
       if (plan.desc().split_k > 1) label += " split_k=" + std::to_string(plan.desc().split_k);
       report(st, p, t, mult, label);
       if (!prepack_row) ceiling_fractions(st, dtype_of<T>());
@@ -1008,6 +1013,18 @@ void register_set(const BenchSet& s) {
               [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, q, m, mult, false); });
         }
     }
+    if (g_opt.tall_tile && lk == LayoutKind::nhwc && kernels::hopper_tall_fits(p))
+      if (const MethodInfo* h = find_method(Method::hopper_tma);
+          h && h->can_implement(p, lk) && runs_on_this_gpu(*h)) {
+        if (!(g_opt.all_methods && s.compare_methods))  // else the method rows have it
+          reg("hopper_tma", [=](benchmark::State& st) {
+            bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false);
+          });
+        reg("hopper_tma+tall", [=](benchmark::State& st) {
+          bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
+                            TileChoice::tall);
+        });
+      }
     const bool residual = s.residual && is_bottleneck_out(p);
     if (residual)
       reg("router+res", [=](benchmark::State& st) {
@@ -1114,6 +1131,8 @@ int main(int argc, char** argv) {
       g_opt.vendor_cache = a.substr(15);
     else if (a == "--tile=small")
       g_opt.small_tile = true;
+    else if (a == "--tile=tall")
+      g_opt.tall_tile = true;
     else if (a == "--ceilings=off")
       g_opt.ceilings = false;
     else if (a == "--ceilings=on")

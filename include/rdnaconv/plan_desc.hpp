@@ -180,7 +180,18 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
   // The tile row: forced (Conv2dOptions::tile; direct engine families only, which are the ones
   // with reduction steps), else the router's small-grid rule.
   const bool direct = mi->k_steps(p, d.tiles) > 0;
-  if (o.tile != TileChoice::automatic) {
+  if (o.tile == TileChoice::tall) {  // hopper_tma's 256 x 128 block: a choice inside the family
+    if (d.method != Method::hopper_tma)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: Conv2dOptions::tile=tall is the hopper_tma family's 256 x "
+                          "128 block; the plan's method is ") +
+                  to_string(d.method)};
+    if (!kernels::hopper_tall_fits(p))
+      return {StatusCode::method_not_applicable,
+              "rdnaconv: Conv2dOptions::tile=tall (hopper_tma's 256 x 128 block) needs K <= 128, "
+              "not K = " +
+                  std::to_string(p.k)};
+  } else if (o.tile != TileChoice::automatic) {
     if (!direct)
       return {StatusCode::method_not_applicable,
               std::string("rdnaconv: Conv2dOptions::tile=") + to_string(o.tile) +
@@ -266,10 +277,19 @@ inline std::string plan_kernels(const PlanDesc& d) {
   return k;
 }
 
+/// The tile string of a family that tiles itself (MethodInfo::tile_str; hopper_tma's tall block
+/// from the plan's options), empty for the engine's rows: what describe() prints and the launch
+/// log records.
+inline std::string plan_own_tile(const PlanDesc& d) {
+  if (d.method == Method::hopper_tma && d.options.tile == TileChoice::tall)
+    return kernels::HopperTmaFamily::tile_str(d.problem, true);
+  const MethodInfo* mi = find_method(d.method);
+  return mi ? mi->tile_str(d.problem, d.layout) : std::string();
+}
+
 /// What the plan runs, in one line: method, kernels, tile, atom, sizes and why.
 inline std::string describe_plan(const PlanDesc& d) {
   const kernels::TileConfig t = kernels::tile_of(d.tiles, d.tile);
-  const MethodInfo* mi = find_method(d.method);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
   // the remap kernels (every padding mode but zeros) have not run on a GPU yet
@@ -277,7 +297,10 @@ inline std::string describe_plan(const PlanDesc& d) {
     s += std::string(" (padding mode ") + to_string(d.problem.pad_mode) + ": not device-tested)";
   if (d.tile == kernels::TileKind::small && !kSmallTileDeviceTested)
     s += " (small tile: not device-tested)";
-  const std::string own = mi ? mi->tile_str(d.problem, d.layout) : std::string();
+  if (d.method == Method::hopper_tma && d.options.tile == TileChoice::tall &&
+      !kHopperTallDeviceTested)
+    s += " (tall block: not device-tested)";
+  const std::string own = plan_own_tile(d);
   if (!own.empty())
     s += " tile=" + own;
   else

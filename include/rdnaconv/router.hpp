@@ -29,6 +29,11 @@ inline constexpr bool kPadModesRouted = false;
 /// forced plan (Conv2dOptions::tile = small) runs it.
 inline constexpr bool kSmallTileDeviceTested = false;
 
+/// hopper_tma's tall block (256 x 128, Conv2dOptions::tile = TileChoice::tall; version 4 of
+/// kernels/hopper/README.md) has not run on a GPU yet: only a forced plan runs it, and its
+/// describe() says "not device-tested"; no router rule takes it.
+inline constexpr bool kHopperTallDeviceTested = false;
+
 /// Thresholds of the router, one set per architecture family; where each number comes from is
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
 /// argument (Winograd for large C, K and many tiles) since no AMD GPU is available to measure.

@@ -67,8 +67,9 @@ enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
 /// Which tile row a direct engine family (general, gemm1x1, the 3x3 families) runs
 /// (Conv2dOptions::tile): automatic (the plan's choice: the family's main tile, the thin row for
 /// K <= its filter block, the small row for small grids where the router's table says so), main
-/// (the family's own row, also for thin K), small (64 x 64 blocks, kernels/common/tiles.hpp).
-enum class TileChoice : std::uint8_t { automatic, main, small };
+/// (the family's own row, also for thin K), small (64 x 64 blocks, kernels/common/tiles.hpp);
+/// tall: the hopper_tma family's 256 x 128 block for K <= 128 (kernels/hopper/README.md).
+enum class TileChoice : std::uint8_t { automatic, main, small, tall };
 
 /// Architecture families that own a tile table.
 /// sm90: Hopper with the sm_90a target in the build (wgmma); sm80: every other sm_80+ device.
@@ -184,6 +185,8 @@ constexpr const char* to_string(TileChoice t) {
       return "main";
     case TileChoice::small:
       return "small";
+    case TileChoice::tall:
+      return "tall";
   }
   return "?";
 }

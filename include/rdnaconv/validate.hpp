@@ -152,7 +152,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
       {"method", unsigned(o.method), unsigned(Method::grouped)},
-      {"tile", unsigned(o.tile), unsigned(TileChoice::small)},
+      {"tile", unsigned(o.tile), unsigned(TileChoice::tall)},
   };
   for (const Field& f : fields)
     if (f.value > f.last)

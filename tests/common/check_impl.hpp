@@ -490,9 +490,7 @@ Status plan_run(PlanRun& r) {
   if (Status s = Plan<T, L, A>::create(plan, r.p, r.o); !s) return s;
   r.ran = plan.method();
   r.kernels = plan_kernels(plan.desc());
-  const MethodInfo* mi = find_method(plan.desc().method);
-  const std::string own =
-      mi ? mi->tile_str(plan.desc().problem, plan.desc().layout) : std::string();
+  const std::string own = plan_own_tile(plan.desc());
   r.tile = own.empty() ? kernels::tile_of(plan.desc().tiles, plan.desc().tile).str() : own;
   if (Status s = grow(r.packed, r.packed_cap, plan.packed_weight_bytes()); !s) return s;
   if (Status s = grow(r.workspace, r.workspace_cap, plan.workspace_bytes()); !s) return s;

@@ -412,3 +412,65 @@ TEST(Hopper, GeometryRulesAndPlans) {
     EXPECT_NE(d.method, Method::hopper_tma) << describe_plan(d);
   }
 }
+
+// hopper_tma's tall block (version 4; Conv2dOptions::tile = tall): 256-pixel boxes whose sides
+// stay within TMA's 256 elements at stride 2, 128 filters, forced only (never routed), K <= 128.
+TEST(Hopper, TallBlock) {
+  using kernels::hopper_geometry;
+  // FLUX.2 enc.down0 (C = K = 128 at 1024x1024): 128 columns x 2 rows
+  auto g = hopper_geometry(make_problem(1, 128, 1024, 1024, 128, 3, 3, 1, 1), true);
+  EXPECT_EQ(g.bm, 256);
+  EXPECT_EQ(g.bw * g.bh * g.bni, 256);
+  EXPECT_EQ(g.bw, 128);
+  EXPECT_EQ(g.bh, 2);
+  EXPECT_EQ(g.bn, 128);
+  EXPECT_EQ(g.bk, 64);
+  EXPECT_EQ(g.stages, 4);  // 4 x 48 KiB, as the 128 x 256 block
+  EXPECT_EQ(g.blocks(), 8 * 512);
+  EXPECT_EQ(hopper_geometry(make_problem(1, 128, 1024, 1024, 128, 3, 3, 1, 1)).bm, 128);
+  // a one-column output: the rows stop at 128 (TMA's box side at stride 2), images fill the rest
+  g = hopper_geometry(make_problem(4, 64, 600, 1, 64, 3, 1, 1, 0), true);
+  EXPECT_EQ(g.bw, 1);
+  EXPECT_EQ(g.bh, 128);
+  EXPECT_EQ(g.bni, 2);
+  // 7x7 at batch 32: 8 x 8 boxes of 4 images; C = 96: 32-channel steps, 6 stages
+  g = hopper_geometry(make_problem(32, 96, 7, 7, 96, 3, 3, 1, 1), true);
+  EXPECT_EQ(g.bni, 4);
+  EXPECT_EQ(g.bk, 32);
+  EXPECT_EQ(g.stages, 6);
+  // K > 128 would need the 256-wide filter block too: not built
+  EXPECT_FALSE(kernels::hopper_tall_fits(make_problem(1, 128, 64, 64, 129, 3, 3, 1, 1)));
+  EXPECT_TRUE(kernels::hopper_tall_fits(make_problem(1, 128, 64, 64, 128, 3, 3, 1, 1)));
+
+  DeviceInfo h = make_device_info(false, 90, 32, 132);
+  h.family = family_from_cuda_cc(90, true);  // a build with sm_90a
+  Conv2dOptions o;
+  o.method = Method::hopper_tma;
+  o.tile = TileChoice::tall;
+  PlanDesc d;
+  const Conv2dProblem p = make_problem(1, 128, 512, 512, 128, 3, 3, 1, 1);
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  std::string text = describe_plan(d);
+  EXPECT_NE(text.find("tile=256x128x64 wgmma"), std::string::npos) << text;
+  EXPECT_NE(text.find("output box 1x2x128"), std::string::npos) << text;
+  EXPECT_NE(text.find("(tall block: not device-tested)"), std::string::npos) << text;
+  EXPECT_EQ(plan_own_tile(d).rfind("256x128x64 ", 0), 0u);
+  // the same plan without the option: the 128 x 128 block, no note
+  o.tile = TileChoice::automatic;
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  text = describe_plan(d);
+  EXPECT_NE(text.find("tile=128x128x64 wgmma"), std::string::npos) << text;
+  EXPECT_EQ(text.find("tall block"), std::string::npos) << text;
+  // refused: K > 128, another method (forced or routed), and tall is never routed
+  o.tile = TileChoice::tall;
+  Status s = make_plan_desc(d, make_problem(1, 128, 512, 512, 256, 3, 3, 1, 1), DType::bf16,
+                            LayoutKind::nhwc, o, h);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_NE(s.message().find("needs K <= 128"), std::string::npos) << s.message();
+  for (Method m : {Method::nhwc3x3, Method::automatic}) {
+    o.method = m;
+    s = make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h);
+    EXPECT_EQ(s.code(), StatusCode::method_not_applicable) << to_string(m);
+    EXPECT_NE(s.message().find("Conv2dOptions::tile=tall"), std::string::npos) << s.message();
+  }
+}

@@ -4,8 +4,9 @@
 /// (TMA). No runtime headers. The kernel and its notes: hopper_tma.hpp, README.md here. The sm90
 /// router picks it for the large NHWC 3x3 layers where it measured faster (router.hpp).
 ///
-/// One block computes 128 output pixels x BN filters. The 128 pixels are a box of the output,
-/// bni images x bh rows x bw columns (powers of two, bw * bh * bni = 128), so that each
+/// One block computes BM output pixels x BN filters (BM = 128; 256 for the tall block, below).
+/// The BM pixels are a box of the output, bni images x bh rows x bw columns (powers of two,
+/// bw * bh * bni = BM), so that each
 /// reduction step's A tile is one 4-D TMA box of the NHWC input: BK channels (64, or 32 where
 /// C_pad is not a multiple of 64) x the box's pixels moved by the filter tap, strided by the
 /// convolution's stride, zero-filled outside the input (the padding). The weights are the direct
@@ -26,8 +27,9 @@ namespace rdnaconv::kernels {
 
 /// The block geometry of a problem (host and device agree through this one function).
 struct HopperGeometry {
-  int bw, bh, bni;  ///< the output box of a block: columns, rows, images (product 128)
-  int bn;           ///< filters per block: 128, or 256 where K > 128
+  int bw, bh, bni;  ///< the output box of a block: columns, rows, images (product bm)
+  int bm;           ///< output pixels per block: 128, or 256 for the tall block
+  int bn;           ///< filters per block: 128, or 256 where K > 128 (and not tall)
   int bk;           ///< channels per reduction step: 64 (128-byte rows), or 32
   int stages;       ///< TMA stages in flight
   int tiles_q, tiles_p, tiles_n, n_blocks;
@@ -40,25 +42,41 @@ constexpr int hopper_pow2_at_least(std::int64_t v, int cap) {
   return p;
 }
 
-/// TMA stages of a block with `bn` filters and `bk`-channel steps. 32-channel steps: as many as
-/// fit (8 x 16 KiB, 6 x 24 KiB). 64-channel steps: 4 (256 reduction elements in flight, as 8
-/// x 32; 128 / 192 KiB), more than the epilogue's staging needs (hopper_tma.hpp checks it).
-constexpr int hopper_stages(int bn, int bk) {
-  return bk == 64 ? 4 : bn == 256 ? 6 : 8;
+/// TMA stages of a block of `bm` pixels x `bn` filters with `bk`-channel steps. 32-channel
+/// steps: as many as fit (8 x 16 KiB, 6 x 24 KiB). 64-channel steps: 4 (256 reduction elements
+/// in flight, as 8 x 32; 128 / 192 KiB), more than the epilogue's staging needs (hopper_tma.hpp
+/// checks it). A stage holds (bm + bn) x bk elements, so 256 x 128 stages as 128 x 256 does.
+constexpr int hopper_stages(int bm, int bn, int bk) {
+  return bk == 64 ? 4 : bm + bn > 256 ? 6 : 8;
+}
+
+/// The tall block (version 4; Conv2dOptions::tile = TileChoice::tall): 256 pixels x 128 filters
+/// for layers with K <= 128, each consumer warpgroup issuing two m64n128k16 per 16 channels
+/// (128 rows, 128 accumulators per thread as the 128 x 256 block's one m64n256k16). Per 16
+/// channels the tensor cores read A (256 x 16) and B (128 x 16) once for 256 x 128 outputs where
+/// the 128 x 128 block reads 128 x 16 and 128 x 16 for half the outputs: 0.75x the shared-memory
+/// bytes per FLOP, half the barrier round trips and boxes. For the VAE's C = K = 128 layers at
+/// 512² and 1024² (FLUX.2 enc.down0: 807 µs against cuDNN's 470, H100, fifth session), which
+/// the 128 x 128 block ran at 0.78-0.93x the engine (fourth session).
+constexpr bool hopper_tall_fits(const Conv2dProblem& p) {
+  return p.k <= 128;
 }
 
 /// Filters per block: 256 when K > 128 (one m64n256k16 per consumer warpgroup and 16 channels,
 /// half the A reloads per filter), else 128. Channels per step: 64 where C_pad is a multiple of
 /// 64 (128-byte rows: half the boxes, barrier waits and descriptor setups per FLOP of 32), else
 /// 32 (a 64-wide step would read a zero half). Stages: hopper_stages.
-constexpr HopperGeometry hopper_geometry(const Conv2dProblem& p) {
+/// tall: the 256 x 128 block (hopper_tall_fits), whose box keeps each dimension at most 128
+/// pixels (TMA's 256 elements per box dimension at stride 2).
+constexpr HopperGeometry hopper_geometry(const Conv2dProblem& p, bool tall = false) {
   HopperGeometry g{};
+  g.bm = tall ? 256 : 128;
   g.bw = hopper_pow2_at_least(p.q(), 128);
-  g.bh = hopper_pow2_at_least(p.p(), 128 / g.bw);
-  g.bni = 128 / (g.bw * g.bh);
-  g.bn = p.k > 128 ? 256 : 128;
+  g.bh = hopper_pow2_at_least(p.p(), g.bm / g.bw < 128 ? g.bm / g.bw : 128);
+  g.bni = g.bm / (g.bw * g.bh);
+  g.bn = !tall && p.k > 128 ? 256 : 128;
   g.bk = ceil_div(p.c, 32) % 2 == 0 ? 64 : 32;
-  g.stages = hopper_stages(g.bn, g.bk);
+  g.stages = hopper_stages(g.bm, g.bn, g.bk);
   g.tiles_q = int(ceil_div(p.q(), g.bw));
   g.tiles_p = int(ceil_div(p.p(), g.bh));
   g.tiles_n = int(ceil_div(p.n, g.bni));
@@ -105,10 +123,10 @@ struct HopperTmaFamily {
   static constexpr std::int64_t k_steps(const Conv2dProblem&, ArchClass) { return 0; }
   /// Hopper only: the sm90 tile table (an sm_90a build on a 9.0 device, native atom).
   static constexpr bool runs_on(ArchClass f) { return f == ArchClass::sm90; }
-  /// What describe() prints as the tile.
-  static std::string tile_str(const Conv2dProblem& p) {
-    const HopperGeometry g = hopper_geometry(p);
-    return "128x" + std::to_string(g.bn) + "x" + std::to_string(g.bk) +
+  /// What describe() prints as the tile (tall: the 256 x 128 block, PlanDesc's options).
+  static std::string tile_str(const Conv2dProblem& p, bool tall = false) {
+    const HopperGeometry g = hopper_geometry(p, tall);
+    return std::to_string(g.bm) + "x" + std::to_string(g.bn) + "x" + std::to_string(g.bk) +
            " wgmma, TMA, warp-specialized (1 producer warp, " +
            "2 consumer warpgroups), stages=" + std::to_string(g.stages) + ", output box " +
            std::to_string(g.bni) + "x" + std::to_string(g.bh) + "x" + std::to_string(g.bw) +

@@ -16,7 +16,8 @@ struct Launcher<HopperTmaFamily> {
   static rt::error_t run(const LaunchArgs& r) {
 #if defined(RDNACONV_BACKEND_CUDA) && defined(RDNACONV_SM90A)
     if constexpr (F == ArchClass::sm90 && A == AtomKind::native && L == LayoutKind::nhwc)
-      return launch_hopper_tma<T>(r.d.problem, r.x, r.packed, r.epi, r.stream);
+      return launch_hopper_tma<T>(r.d.problem, r.x, r.packed, r.epi, r.stream,
+                                  r.d.options.tile == TileChoice::tall);
 #endif
     (void)r;
     return rt::invalid_value;

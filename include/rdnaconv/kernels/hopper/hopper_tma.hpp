@@ -49,14 +49,14 @@ struct HopperTmaParams : ConvDims {
 /// Block = 3 warpgroups: the producer, then two consumers of 64 GEMM rows each.
 inline constexpr int kHopperThreads = 384;
 
-template <int BN, int ST, int BK>
+template <int BM, int BN, int ST, int BK>
 struct HopperSmem {
   static constexpr int kBk = BK;                    ///< channels per step (one swizzled row)
-  static constexpr int kABytes = 128 * kBk * 2;     ///< the A box: 128 pixels x BK channels
+  static constexpr int kABytes = BM * kBk * 2;      ///< the A box: BM pixels x BK channels
   static constexpr int kBBytes = BN * kBk * 2;      ///< the B box: BN filters x BK channels
   static constexpr int kStage = kABytes + kBBytes;  ///< one step, 1024-byte aligned
   static constexpr int kLd = BN + 8;                ///< staged f32 row (+8: C-map stores spread)
-  static constexpr int kStaged = 128 * kLd * 4;
+  static constexpr int kStaged = BM * kLd * 4;
   static constexpr int kPipe = ST * kStage;
   static constexpr int kBytes = (kPipe > kStaged ? kPipe : kStaged) + 2 * ST * 8;
   static_assert(kStage % 1024 == 0, "stages keep the swizzle's 1024-byte alignment");
@@ -64,15 +64,20 @@ struct HopperSmem {
 };
 
 /// The kernel. T: fp16 or bf16 (x, weights); BN: filters per block (128 or 256); ST: stages;
-/// BK: channels per step (64: 128-byte swizzle; 32: 64-byte swizzle).
-template <DType T, int BN, int ST, int BK>
+/// BK: channels per step (64: 128-byte swizzle; 32: 64-byte swizzle). BM: pixels per block, 128
+/// or 256 (the tall block, BN = 128 only: each consumer owns 128 rows, two m64n128k16 per 16
+/// channels).
+template <DType T, int BN, int ST, int BK, int BM = 128>
 __global__ void __launch_bounds__(kHopperThreads, 1)
     hopper_tma_conv(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
                     const __grid_constant__ HopperTmaParams pr) {
 #if defined(RDNACONV_TMA_ASM)
-  using SM = HopperSmem<BN, ST, BK>;
+  using SM = HopperSmem<BM, BN, ST, BK>;
   using Atom = arch::MmaSm80<T>;  // wgmma's accumulators follow mma.sync's C map (wgmma.hpp)
   constexpr int NH = BN / 128;    // 128-column halves of the block (one m64n{128 NH}k16 each)
+  constexpr int MH = BM / 128;    // 64-row slabs per consumer warpgroup (one product each)
+  constexpr int NA = MH * NH;     // accumulator sets of 64 floats per thread
+  static_assert(BM == 128 || (BM == 256 && BN == 128), "the tall block is 256 x 128");
   extern __shared__ __align__(1024) uint4 smem_words[];
   char* smem = reinterpret_cast<char*>(smem_words);
   auto* full = reinterpret_cast<std::uint64_t*>(smem + (SM::kBytes - 2 * ST * 8));
@@ -102,7 +107,7 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
   const int q0 = tq * pr.bw, p0 = tp * pr.bh, n0 = tn * pr.bni, k0 = n_block * BN;
 
   if (wg == 0) {  // producer
-    if constexpr (NH == 2) arch::setmaxnreg_dec<40>();
+    if constexpr (NA == 2) arch::setmaxnreg_dec<40>();
     if (tid == 0) {
       const int w0 = q0 * pr.stride_w - pr.pad_left, h0 = p0 * pr.stride_h - pr.pad_top;
       int tap = 0, cb = 0, r = 0, s = 0;
@@ -124,12 +129,13 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
     return;
   }
 
-  // consumers: warpgroup g owns GEMM rows 64g .. 64g+63 of the block
-  if constexpr (NH == 2) arch::setmaxnreg_inc<232>();
+  // consumers: warpgroup g owns GEMM rows 64 MH g .. 64 MH (g + 1) - 1 of the block; acc[m * NH
+  // + h] is its slab m (64 rows) x column half h (128 filters)
+  if constexpr (NA == 2) arch::setmaxnreg_inc<232>();
   const int g = wg - 1, ctid = tid - 128;
-  float acc[NH][8][8];
+  float acc[NA][8][8];
 #pragma unroll
-  for (int h = 0; h < NH; ++h)
+  for (int h = 0; h < NA; ++h)
 #pragma unroll
     for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -139,15 +145,20 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
     const int st = step % ST;
     arch::mbar_wait(&full[st], (step / ST) & 1);
     const char* a = smem + st * SM::kStage;
-    const std::uint64_t da = arch::smem_desc_swizzled<BK * 2>(a + g * 64 * SM::kBk * 2);
+    const std::uint64_t da = arch::smem_desc_swizzled<BK * 2>(a + g * MH * 64 * SM::kBk * 2);
     const std::uint64_t db = arch::smem_desc_swizzled<BK * 2>(a + SM::kABytes);
+    // the descriptor's address field counts 16-byte units: slab m starts 64 rows further on
+    constexpr std::uint64_t kSlab = 64 * SM::kBk * 2 / 16;
     arch::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < SM::kBk / 16; ++kk) {  // the k-th 16 channels: 32 bytes on
-      if constexpr (NH == 2)
+      if constexpr (NH == 2) {
         arch::wgmma_m64n256k16<T == DType::bf16>(acc, da + 2 * kk, db + 2 * kk);
-      else
-        arch::wgmma_m64n128k16<T == DType::bf16>(acc[0], da + 2 * kk, db + 2 * kk);
+      } else {
+#pragma unroll
+        for (int m = 0; m < MH; ++m)
+          arch::wgmma_m64n128k16<T == DType::bf16>(acc[m], da + m * kSlab + 2 * kk, db + 2 * kk);
+      }
     }
     arch::wgmma_commit();
     arch::wgmma_wait<1>();  // the previous step's products are done: release its stage
@@ -155,24 +166,38 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
   }
   arch::wgmma_wait<0>();
 #pragma unroll
-  for (int h = 0; h < NH; ++h) arch::fence_operands(acc[h]);
+  for (int h = 0; h < NA; ++h) arch::fence_operands(acc[h]);
 
   // Epilogue. Both consumers' products are done before the staging overwrites the stages
   // (every TMA box was waited for, so none is still landing).
   arch::named_barrier(1, 256);
   float* st = reinterpret_cast<float*>(smem);
   const int lane = ctid % 32, warp = (ctid / 32) % 4;
+  if constexpr (MH == 1) {
 #pragma unroll
-  for (int h = 0; h < NH; ++h)
+    for (int h = 0; h < NH; ++h)
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+      for (int j = 0; j < 8; ++j)
 #pragma unroll
-      for (int v = 0; v < 8; v += 2) {
-        const int row = g * 64 + warp * 16 + Atom::c_row(lane, v);
-        const int col = h * 128 + j * 16 + Atom::c_col(lane, v);  // even; v + 1 is col + 1
-        *reinterpret_cast<float2*>(st + row * SM::kLd + col) =
-            make_float2(acc[h][j][v], acc[h][j][v + 1]);
-      }
+        for (int v = 0; v < 8; v += 2) {
+          const int row = g * 64 + warp * 16 + Atom::c_row(lane, v);
+          const int col = h * 128 + j * 16 + Atom::c_col(lane, v);  // even; v + 1 is col + 1
+          *reinterpret_cast<float2*>(st + row * SM::kLd + col) =
+              make_float2(acc[h][j][v], acc[h][j][v + 1]);
+        }
+  } else {  // the tall block: slab m of 64 rows, one column half
+#pragma unroll
+    for (int m = 0; m < MH; ++m)
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int v = 0; v < 8; v += 2) {
+          const int row = (g * MH + m) * 64 + warp * 16 + Atom::c_row(lane, v);
+          const int col = j * 16 + Atom::c_col(lane, v);
+          *reinterpret_cast<float2*>(st + row * SM::kLd + col) =
+              make_float2(acc[m][j][v], acc[m][j][v + 1]);
+        }
+  }
   arch::named_barrier(1, 256);
 
   const EpilogueParams& e = pr.epi;
@@ -181,7 +206,7 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
   const bool vec = reinterpret_cast<std::uintptr_t>(e.y) % 16 == 0 &&
                    reinterpret_cast<std::uintptr_t>(e.z) % 16 == 0 && pr.k % 8 == 0;
   constexpr int kRuns = BN / 8;  // runs of 8 filters per pixel
-  for (int u = ctid; u < 128 * kRuns; u += 256) {
+  for (int u = ctid; u < BM * kRuns; u += 256) {
     const int row = u / kRuns, c0 = (u % kRuns) * 8;
     const int dq = row % pr.bw, dp = (row / pr.bw) % pr.bh, dn = row / (pr.bw * pr.bh);
     const int q = q0 + dq, p = p0 + dp, n = n0 + dn, ko = k0 + c0;
@@ -254,12 +279,12 @@ inline bool encode(CUtensorMap& m, const void* base, int rank, const cuuint64_t*
            CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-template <DType T, int BN, int BK>
+template <DType T, int BN, int BK, int BM = 128>
 inline rt::error_t launch(const CUtensorMap& ta, const CUtensorMap& tb, const HopperTmaParams& pr,
                           std::int64_t blocks, rt::stream_t stream) {
-  constexpr int ST = hopper_stages(BN, BK);
-  auto* kernel = &hopper_tma_conv<T, BN, ST, BK>;
-  constexpr int bytes = HopperSmem<BN, ST, BK>::kBytes;
+  constexpr int ST = hopper_stages(BM, BN, BK);
+  auto* kernel = &hopper_tma_conv<T, BN, ST, BK, BM>;
+  constexpr int bytes = HopperSmem<BM, BN, ST, BK>::kBytes;
   if (rt::error_t e = rt::set_max_dynamic_smem(kernel, bytes); e != rt::success) return e;
   kernel<<<unsigned(blocks), kHopperThreads, bytes, stream>>>(ta, tb, pr);
   return rt::get_last_error();
@@ -269,19 +294,21 @@ inline rt::error_t launch(const CUtensorMap& ta, const CUtensorMap& tb, const Ho
 
 /// Host launcher: the tensor maps of this call's x and packed weights (built here, on the host,
 /// about a microsecond each: they hold the addresses), then one launch.
+/// tall: the 256 x 128 block (Conv2dOptions::tile = tall; the plan checked hopper_tall_fits).
 template <DType T>
 inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t* x,
                                      const std::uint16_t* wpk, const EpilogueParams& epi,
-                                     rt::stream_t stream) {
-  const HopperGeometry g = hopper_geometry(p);
+                                     rt::stream_t stream, bool tall = false) {
+  const HopperGeometry g = hopper_geometry(p, tall);
   const ReductionLayout l = tap_layout(p, 32);
   if (g.blocks() > INT_MAX) return rt::invalid_value;
   detail::note_launch([] { return std::string("hopper_tma_conv<nhwc>"); });
   struct Tile {  // the launch log's tile: what describe() prints (HopperTmaFamily::tile_str)
     const Conv2dProblem& p;
-    std::string str() const { return HopperTmaFamily::tile_str(p); }
+    bool tall;
+    std::string str() const { return HopperTmaFamily::tile_str(p, tall); }
   };
-  detail::note_tile(Tile{p});
+  detail::note_tile(Tile{p, tall});
   CUtensorMap ta{}, tb{};
   {
     const cuuint64_t dims[4] = {cuuint64_t(p.c), cuuint64_t(p.w), cuuint64_t(p.h), cuuint64_t(p.n)};
@@ -311,6 +338,9 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
   pr.tiles_p = g.tiles_p;
   pr.n_blocks = g.n_blocks;
   pr.epi = epi;
+  if (g.bm == 256)
+    return g.bk == 64 ? detail_hopper::launch<T, 128, 64, 256>(ta, tb, pr, g.blocks(), stream)
+                      : detail_hopper::launch<T, 128, 32, 256>(ta, tb, pr, g.blocks(), stream);
   if (g.bk == 64)
     return g.bn == 256 ? detail_hopper::launch<T, 256, 64>(ta, tb, pr, g.blocks(), stream)
                        : detail_hopper::launch<T, 128, 64>(ta, tb, pr, g.blocks(), stream);
