@@ -508,7 +508,7 @@ def run_case(torch, F, rt, case: Case, timer, device, seed: int = 1,
                shape_str=p.shape_str(), flops=p.flops(), copies=copies,
                cudnn_input="pre-padded, pad 0" if p.asymmetric() else "padding=(%d, %d)" % (p.pad[0], p.pad[2]),
                timer=timer.name)
-    if p.groups != 1:  # the op takes groups = 1 (issue 18); rdnaconv_bench --set=grouped does
+    if p.groups != 1:  # this script's sets are dense; rdnaconv_bench --set=grouped times them
         raise NotImplementedError(f"{case.layer}: groups={p.groups} (not run by this script)")
     errors: Dict[str, str] = {}
     gen = torch.Generator(device=device)

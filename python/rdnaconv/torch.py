@@ -50,13 +50,13 @@ class Backend:
                 has_bias: bool, x_align: int) -> torch.Tensor:
         return torch.ops.rdnaconv.prepack(w, list(x_size), list(conv.stride), list(conv.padding),
                                           list(conv.dilation), nhwc, has_bias, conv.activation,
-                                          conv.method, x_align, conv.out_dtype)
+                                          conv.method, x_align, conv.out_dtype, conv.groups)
 
     def describe(self, w: torch.Tensor, x_size: Sequence[int], conv: "ConvArgs", nhwc: bool,
                  has_bias: bool, x_align: int) -> str:
         return torch.ops.rdnaconv.describe(w, list(x_size), list(conv.stride), list(conv.padding),
                                            list(conv.dilation), nhwc, has_bias, conv.activation,
-                                           conv.method, x_align, conv.out_dtype)
+                                           conv.method, x_align, conv.out_dtype, conv.groups)
 
     def conv2d_packed(self, x: torch.Tensor, packed: torch.Tensor, bias: Optional[torch.Tensor],
                       w_size: Sequence[int], conv: "ConvArgs", nhwc: bool,
@@ -64,13 +64,13 @@ class Backend:
         return torch.ops.rdnaconv.conv2d_packed(x, packed, bias, list(w_size), list(conv.stride),
                                                 list(conv.padding), list(conv.dilation), nhwc,
                                                 conv.activation, conv.method, x_align,
-                                                conv.out_dtype)
+                                                conv.out_dtype, conv.groups)
 
     def conv2d(self, x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
                conv: "ConvArgs", nhwc: bool) -> torch.Tensor:
         return torch.ops.rdnaconv.conv2d(x, w, bias, list(conv.stride), list(conv.padding),
                                          list(conv.dilation), nhwc, conv.activation, conv.method,
-                                         conv.out_dtype)
+                                         conv.out_dtype, conv.groups)
 
 
 def out_size(x_size: Sequence[int], w_size: Sequence[int], stride: Sequence[int],
@@ -97,11 +97,11 @@ def _register_fakes() -> None:
 
     @reg("rdnaconv::conv2d_packed")
     def _(x, packed, bias, w_size, stride, padding, dilation, nhwc, activation, method, x_align,
-          out_dtype):
+          out_dtype, groups=1):
         return fake_y(x, w_size, stride, padding, dilation, nhwc, out_dtype)
 
     @reg("rdnaconv::conv2d")
-    def _(x, w, bias, stride, padding, dilation, nhwc, activation, method, out_dtype):
+    def _(x, w, bias, stride, padding, dilation, nhwc, activation, method, out_dtype, groups=1):
         return fake_y(x, w.shape, stride, padding, dilation, nhwc, out_dtype)
     # prepack has none: its size is the plan's (host arithmetic in C++), and it runs outside
     # graphs (once per weight version, cached by the swapped forward).
@@ -119,6 +119,7 @@ class ConvArgs:
     activation: str = "none"  # none, relu, relu6, gelu, silu, sigmoid (after the bias)
     method: str = "auto"  # a library method name forces it (the plan refuses what it cannot run)
     out_dtype: Optional[torch.dtype] = None  # None: the input's; float16, bfloat16 or float32
+    groups: int = 1  # PyTorch's groups (the library's grouped family runs groups > 1)
 
 
 def conv_args(conv: nn.Conv2d, method: str = "auto") -> ConvArgs:
@@ -134,7 +135,7 @@ def conv_args(conv: nn.Conv2d, method: str = "auto") -> ConvArgs:
     else:
         ph, pw = conv.padding
         pad = (ph, ph, pw, pw)
-    return ConvArgs(tuple(conv.stride), pad, (dh, dw), method=method)
+    return ConvArgs(tuple(conv.stride), pad, (dh, dw), method=method, groups=conv.groups)
 
 
 def eligible(conv: nn.Module) -> Tuple[bool, str]:
@@ -143,10 +144,11 @@ def eligible(conv: nn.Module) -> Tuple[bool, str]:
         return False, "not an nn.Conv2d"
     if conv.weight.dtype not in DTYPES:
         return False, f"weight dtype {conv.weight.dtype} (rdnaconv takes float16 and bfloat16)"
-    if conv.groups != 1:
-        return False, f"groups={conv.groups} (rdnaconv implements groups=1)"
     if conv.padding_mode != "zeros":
-        return False, f"padding_mode={conv.padding_mode!r} (rdnaconv pads with zeros)"
+        # the library has reflect / replicate / circular, but its automatic plans refuse them
+        # until their remap kernels pass the device suite (docs/ROUTER.md)
+        return False, (f"padding_mode={conv.padding_mode!r} (rdnaconv's automatic plans take zeros "
+                       "padding only for now)")
     if conv.bias is not None and conv.bias.dtype != conv.weight.dtype:
         return False, f"bias dtype {conv.bias.dtype} differs from the weight's"
     return True, ""
@@ -312,12 +314,11 @@ def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
     layout is x's memory format). padding: an int, (h, w), or per side (top, bottom, left,
     right). The weights are packed into a temporary on every call (one extra kernel): for a
     model, convert() caches the packing. Raises what the op raises (no fallback here)."""
-    if groups != 1:
-        raise ValueError(f"groups={groups} (rdnaconv implements groups=1)")
+    _check_groups(x, weight, groups)
     ok, why = backend.available()
     if not ok:
         raise RuntimeError(why)
-    args = _conv_args(stride, padding, dilation, activation, method, out_dtype)
+    args = _conv_args(stride, padding, dilation, activation, method, out_dtype, groups)
     nhwc = _layout_of(x, "auto")
     if not x.is_contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format):
         x = x.contiguous()
@@ -376,15 +377,24 @@ class PackedConv2d:
                                 self.bias is not None, self.x_align)
 
 
+def _check_groups(x: torch.Tensor, weight: torch.Tensor, groups: int) -> None:
+    """F.conv2d's rule: w is [K, C / groups, R, S] with C and K divisible by groups."""
+    if groups < 1 or x.dim() != 4 or weight.dim() != 4 or x.shape[1] != weight.shape[1] * groups \
+            or weight.shape[0] % groups != 0:
+        raise ValueError(f"groups={groups}: x has {x.shape[1] if x.dim() > 1 else '?'} channels "
+                         f"and w is {tuple(weight.shape)} (w must be [K, C / groups, R, S], K "
+                         "divisible by groups)")
+
+
 def _conv_args(stride: Union[int, Sequence[int]], padding: Union[int, Sequence[int]],
                dilation: Union[int, Sequence[int]], activation: str, method: str,
-               out_dtype: Optional[torch.dtype]) -> ConvArgs:
+               out_dtype: Optional[torch.dtype], groups: int = 1) -> ConvArgs:
     pad = (padding,) * 4 if isinstance(padding, int) else tuple(int(v) for v in padding)
     if len(pad) == 2:
         pad = (pad[0], pad[0], pad[1], pad[1])
     if len(pad) != 4:
         raise ValueError("padding: an int, (h, w) or (top, bottom, left, right)")
-    return ConvArgs(_pair(stride), pad, _pair(dilation), activation, method, out_dtype)
+    return ConvArgs(_pair(stride), pad, _pair(dilation), activation, method, out_dtype, groups)
 
 
 def prepack(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None,
@@ -396,8 +406,7 @@ def prepack(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] 
     """conv2d's arguments; plans for x's shape, memory format and alignment and packs the weights
     once. Returns a PackedConv2d: `plan(x2)` convolves any x2 of that shape, layout and (at
     least) alignment with no packing kernel, e.g. in a CUDA graph. Raises what the op raises."""
-    if groups != 1:
-        raise ValueError(f"groups={groups} (rdnaconv implements groups=1)")
+    _check_groups(x, weight, groups)
     ok, why = backend.available()
     if not ok:
         raise RuntimeError(why)
@@ -405,7 +414,7 @@ def prepack(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] 
     if not x.is_contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format):
         raise ValueError("rdnaconv.prepack: x must be contiguous NCHW or channels_last")
     return PackedConv2d(x, weight, bias, _conv_args(stride, padding, dilation, activation, method,
-                                                    out_dtype))
+                                                    out_dtype, groups))
 
 
 def revert(module: nn.Module) -> int:

@@ -35,8 +35,9 @@ class FakeBackend:
         assert x.is_contiguous(memory_format=fmt)
         t, b, l, r = conv.padding
         xp = F.pad(x.double(), (l, r, t, b))
+        assert x.shape[1] == w_size[1] * conv.groups
         y = F.conv2d(xp, packed.double(), None if bias is None else bias.double(),
-                     stride=conv.stride, dilation=conv.dilation)
+                     stride=conv.stride, dilation=conv.dilation, groups=conv.groups)
         y = {"none": y, "relu": F.relu(y), "relu6": F.relu6(y), "gelu": F.gelu(y)}[conv.activation]
         return y.to(conv.out_dtype or x.dtype).contiguous(memory_format=fmt)
 
@@ -70,7 +71,7 @@ def model(dtype=torch.bfloat16):
         nn.Conv2d(8, 16, 3, padding=1),
         nn.ReLU(),
         nn.Conv2d(16, 16, 1, bias=False),
-        nn.Conv2d(16, 8, 3, stride=2, padding=1, groups=2),          # groups: skipped
+        nn.Conv2d(16, 8, 3, stride=2, padding=1, groups=2),          # grouped: swapped
         nn.Conv2d(8, 8, 3, padding=1, padding_mode="circular"),     # circular: skipped
         nn.Conv2d(8, 8, 4, padding="same", dilation=2),             # asymmetric "same"
     ).to(dtype)
@@ -80,13 +81,13 @@ def model(dtype=torch.bfloat16):
 def test_eligibility_and_report(fake):
     m = model()
     m.add_module("fp32", nn.Conv2d(8, 8, 1).float())
+    m.add_module("dw", nn.Conv2d(8, 8, 3, padding=1, groups=8).to(torch.bfloat16))  # depthwise
     report = rt.convert(m)
-    assert report.swapped == ["0", "2", "5"]
+    assert report.swapped == ["0", "2", "3", "5", "dw"]
     skipped = dict(report.skipped)
-    assert "groups=2" in skipped["3"]
     assert "circular" in skipped["4"]
     assert "torch.float32" in skipped["fp32"]
-    assert "3 Conv2d swapped, 3 skipped" in str(report)
+    assert "5 Conv2d swapped, 2 skipped" in str(report)
     again = rt.convert(m)
     assert again.swapped == [] and dict(again.skipped)["0"] == "already converted"
 
@@ -103,7 +104,8 @@ def test_swapped_model_matches_pytorch(fake, memory_format):
     assert got.shape == want.shape
     # bf16 after every layer: a few bf16 ulps of the float64 reference
     assert torch.allclose(got.double(), want, rtol=5e-2, atol=5e-2)
-    assert fake.runs == 3 and all(s["fallback"] == 0 for s in rt.stats(m).values())
+    assert fake.runs == 4 and all(s["fallback"] == 0 for s in rt.stats(m).values())
+    assert m[3].forward.args.groups == 2  # the grouped layer passes its groups to the op
     with torch.no_grad():  # a swapped layer's output keeps the input's memory format
         assert m[0](x).is_contiguous(memory_format=memory_format)
 
@@ -115,17 +117,17 @@ def test_packs_once_and_repacks_after_an_inplace_update(fake):
     with torch.no_grad():
         m(x)
         m(x)
-        assert fake.prepacks == 3  # three swapped layers, packed once each
+        assert fake.prepacks == 4  # four swapped layers, packed once each
         y0 = m[0](x)
         m[0].weight.add_(1.0)  # in place: the weight's version changes
         y1 = m[0](x)
         want = F.conv2d(x.double(), m[0].weight.double(), m[0].bias.double(), padding=1)
-    assert fake.prepacks == 4
+    assert fake.prepacks == 5
     assert not torch.equal(y0, y1)
     assert torch.allclose(y1.double(), want, rtol=2e-2, atol=2e-2)
     with torch.no_grad():
         m(torch.randn(1, 8, 14, 14).to(torch.bfloat16))  # another shape: every layer repacks
-    assert fake.prepacks == 7
+    assert fake.prepacks == 9
 
 
 def test_fallback_warns_once_per_reason_and_is_exact(fake):
@@ -164,7 +166,7 @@ def test_fallback_warns_once_per_reason_and_is_exact(fake):
 def test_revert(fake):
     m = model()
     rt.convert(m)
-    assert rt.revert(m) == 3
+    assert rt.revert(m) == 4
     assert rt.stats(m) == {}
 
 
@@ -210,7 +212,7 @@ def test_channels_last_model_packs_oihw_weights_once(fake, memory_format):
     with torch.no_grad():
         for _ in range(3):
             m(x)
-    assert len(packed) == 3 and fake.runs == 9
+    assert len(packed) == 4 and fake.runs == 12
 
 
 def test_functional_conv2d(fake):
@@ -226,7 +228,18 @@ def test_functional_conv2d(fake):
     y2 = rt.conv2d(x.contiguous(memory_format=torch.channels_last), w, padding=1)
     assert y2.is_contiguous(memory_format=torch.channels_last) and y2.dtype == torch.float16
     with pytest.raises(ValueError, match="groups"):
-        rt.conv2d(x, w, groups=2)
+        rt.conv2d(x, w, groups=2)  # w has C = 4 channels, x 4: not C / 2
+    # grouped and depthwise, as F.conv2d takes them
+    wg = torch.randn(6, 2, 3, 3).to(torch.float16)
+    yg = rt.conv2d(x, wg, padding=1, groups=2)
+    assert torch.allclose(yg.double(), F.conv2d(x.double(), wg.double(), padding=1, groups=2),
+                          rtol=1e-2, atol=1e-2)
+    wd = torch.randn(8, 1, 3, 3).to(torch.float16)
+    yd = rt.conv2d(x, wd, padding=1, groups=4)  # channel multiplier 2
+    assert torch.allclose(yd.double(), F.conv2d(x.double(), wd.double(), padding=1, groups=4),
+                          rtol=1e-2, atol=1e-2)
+    with pytest.raises(ValueError, match="groups"):
+        rt.conv2d(x, torch.randn(6, 1, 3, 3).to(torch.float16), groups=4)  # K = 6 not by 4
     with pytest.raises(ValueError, match="padding"):
         rt.conv2d(x, w, padding=(1, 2, 3))
 
@@ -240,7 +253,7 @@ def test_describe(fake):
         assert rt.describe(m[0], x) == "fake plan nhwc=False method=general x_align=16"
         assert rt.describe(m[0], x.float()).startswith("F.conv2d (fallback: input dtype")
     with pytest.raises(ValueError, match="not converted"):
-        rt.describe(m[3], x)
+        rt.describe(m[4], x)  # circular padding: skipped
 
 
 def test_prepack_packs_once_and_refuses_other_inputs(fake):
@@ -265,3 +278,8 @@ def test_prepack_packs_once_and_refuses_other_inputs(fake):
         plan(x)
     with pytest.raises(ValueError, match="groups"):
         rt.prepack(x, w, groups=2)
+    wg = torch.randn(4, 2, 3, 3).to(torch.bfloat16)
+    pg = rt.prepack(x, wg, None, 1, 1, groups=2)
+    assert pg.args.groups == 2
+    assert torch.allclose(pg(x).double(), F.conv2d(x.double(), wg.double(), padding=1, groups=2),
+                          rtol=2e-2, atol=2e-2)
