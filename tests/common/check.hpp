@@ -77,6 +77,26 @@ struct CheckEntry {
 CheckEntry check_entry(DType t, LayoutKind l, AtomKind a);
 
 bool have_gpu();
+
+/// Device scratch for PlanRun calls that only check what launches (the launch-log tests): x, w
+/// and y of up to `elems` elements each (x and w zeroed, y 4-byte elements), the packed weights
+/// and workspace grown by plan_run; all freed on destruction. ok() is false when an allocation
+/// failed.
+struct PlanScratch {
+  void *x = nullptr, *w = nullptr, *y = nullptr, *packed = nullptr, *work = nullptr;
+  std::size_t packed_cap = 0, work_cap = 0, elems = 0;
+  explicit PlanScratch(std::size_t n);
+  ~PlanScratch();
+  PlanScratch(const PlanScratch&) = delete;
+  PlanScratch& operator=(const PlanScratch&) = delete;
+  bool ok() const { return x && w && y; }
+  /// r's buffers: these (r.p must fit: elems each of x, w, y)
+  void attach(PlanRun& r);
+};
+/// e.plan_run(r) with `kernels` and `tiles` filled from the launch log (the kernels launched, the
+/// matrix-unit tiles they ran on).
+Status plan_run_logged(const CheckEntry& e, PlanRun& r, std::vector<std::string>& kernels,
+                       std::vector<std::string>& tiles);
 /// Whether method m runs on this GPU with atom a: false for a family bound to other tile tables
 /// (hopper_tma: the sm90 table only, i.e. a Hopper GPU, an sm_90a build and the native atom),
 /// whose plans are refused with method_not_applicable there. True for every other method.

@@ -3,9 +3,11 @@
 /// emulated RDNA atoms are built on CUDA only (RDNACONV_TEST_EMULATED): on an AMD GPU the
 /// native atom already is the RDNA layout.
 #include <string>
+#include <utility>
 
 #include "common/check.hpp"
 #include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/detail/launch_log.hpp"
 #include "rdnaconv/plan.hpp"
 
 namespace rdnaconv::testing {
@@ -58,6 +60,43 @@ std::vector<AtomKind> built_atoms() {
 #else
   return {AtomKind::native};
 #endif
+}
+
+PlanScratch::PlanScratch(std::size_t n) : elems(n) {
+  if (rt::malloc(&x, n * 2) != rt::success || rt::malloc(&w, n * 2) != rt::success ||
+      rt::malloc(&y, n * 4) != rt::success || rt::memset(x, 0, n * 2) != rt::success ||
+      rt::memset(w, 0, n * 2) != rt::success) {
+    for (void** p : {&x, &w, &y})
+      if (*p) (void)rt::free(*p), *p = nullptr;
+  }
+}
+
+PlanScratch::~PlanScratch() {
+  for (void* p : {x, w, y, packed, work})
+    if (p) (void)rt::free(p);
+}
+
+void PlanScratch::attach(PlanRun& r) {
+  r.x = x;
+  r.w = w;
+  r.y = y;
+  r.packed = &packed;
+  r.packed_cap = &packed_cap;
+  r.workspace = &work;
+  r.workspace_cap = &work_cap;
+}
+
+Status plan_run_logged(const CheckEntry& e, PlanRun& r, std::vector<std::string>& kernels,
+                       std::vector<std::string>& tiles) {
+  detail::LaunchLog log;
+  Status s;
+  {
+    detail::ScopedLaunchLog scope(log);
+    s = e.plan_run(r);
+  }
+  kernels = std::move(log.kernels);
+  tiles = std::move(log.tiles);
+  return s;
 }
 
 bool have_gpu() {

@@ -11,13 +11,12 @@
 /// Skipped where hopper_tma does not run (not a Hopper GPU, or a build without sm_90a).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "common/check.hpp"
 #include "common/expect_cases.hpp"
-#include "rdnaconv/arch/platform.hpp"
-#include "rdnaconv/detail/launch_log.hpp"
 
 using namespace rdnaconv;
 using namespace rdnaconv::testing;
@@ -68,45 +67,25 @@ TEST(HopperTall, MatchesTheDeviceReference) {
 
 TEST(HopperTall, LaunchesTheTallBlock) {
   if (!tall_runs_here()) GTEST_SKIP() << "hopper_tma does not run here";
-  void *x = nullptr, *w = nullptr, *y = nullptr, *packed = nullptr, *work = nullptr;
-  std::size_t packed_cap = 0, work_cap = 0;
-  const std::size_t most = std::size_t(1) << 22;
-  ASSERT_EQ(rt::malloc(&x, most * 2), rt::success);
-  ASSERT_EQ(rt::malloc(&w, most * 2), rt::success);
-  ASSERT_EQ(rt::malloc(&y, most * 4), rt::success);
-  ASSERT_EQ(rt::memset(x, 0, most * 2), rt::success);
-  ASSERT_EQ(rt::memset(w, 0, most * 2), rt::success);
+  PlanScratch b(std::size_t(1) << 22);
+  ASSERT_TRUE(b.ok());
   const CheckEntry e = check_entry(DType::bf16, LayoutKind::nhwc, AtomKind::native);
   ASSERT_NE(e.plan_run, nullptr);
   for (const Case& c : tall_cases()) {
-    ASSERT_LE(std::size_t(c.p.x_elems()), most);
-    ASSERT_LE(std::size_t(c.p.w_elems()), most);
-    ASSERT_LE(std::size_t(c.p.y_elems()), most);
+    ASSERT_LE(std::size_t(std::max({c.p.x_elems(), c.p.w_elems(), c.p.y_elems()})), b.elems);
     PlanRun r;
     r.p = c.p;
     r.o.method = Method::hopper_tma;
     r.o.tile = TileChoice::tall;
-    r.x = x;
-    r.w = w;
-    r.y = y;
-    r.packed = &packed;
-    r.packed_cap = &packed_cap;
-    r.workspace = &work;
-    r.workspace_cap = &work_cap;
-    detail::LaunchLog log;
-    Status s;
-    {
-      detail::ScopedLaunchLog scope(log);
-      s = e.plan_run(r);
-    }
+    b.attach(r);
+    std::vector<std::string> kernels, tiles;
+    const Status s = plan_run_logged(e, r, kernels, tiles);
     ASSERT_TRUE(s.ok()) << c.what << " " << describe(c.p) << ": " << s.message();
-    std::string ran;
-    for (const std::string& k : log.kernels) ran += (ran.empty() ? "" : ", ") + k;
-    EXPECT_EQ(ran, "pack_tap_major, hopper_tma_conv<nhwc>") << c.what;
-    ASSERT_EQ(log.tiles.size(), 1u) << c.what;
-    EXPECT_EQ(log.tiles[0], r.tile) << c.what;
+    ASSERT_EQ(kernels.size(), 2u) << c.what;
+    EXPECT_EQ(kernels[0], "pack_tap_major") << c.what;
+    EXPECT_EQ(kernels[1], "hopper_tma_conv<nhwc>") << c.what;
+    ASSERT_EQ(tiles.size(), 1u) << c.what;
+    EXPECT_EQ(tiles[0], r.tile) << c.what;
     EXPECT_EQ(r.tile.rfind("256x128x", 0), 0u) << c.what << ": " << r.tile;
   }
-  for (void* p : {x, w, y, packed, work})
-    if (p) (void)rt::free(p);
 }

@@ -13,13 +13,12 @@
 /// small_below_sm_fraction (router.hpp, kSmallTileDeviceTested). Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "common/check.hpp"
 #include "common/expect_cases.hpp"
-#include "rdnaconv/arch/platform.hpp"
-#include "rdnaconv/detail/launch_log.hpp"
 
 using namespace rdnaconv;
 using namespace rdnaconv::testing;
@@ -111,14 +110,8 @@ std::string joined(const std::vector<std::string>& v) {
 
 TEST(SmallTile, LaunchesTheSmallTile) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  void *x = nullptr, *w = nullptr, *y = nullptr, *packed = nullptr, *work = nullptr;
-  std::size_t packed_cap = 0, work_cap = 0;
-  const std::int64_t most = std::int64_t(1) << 20;
-  ASSERT_EQ(rt::malloc(&x, std::size_t(most) * 2), rt::success);
-  ASSERT_EQ(rt::malloc(&w, std::size_t(most) * 2), rt::success);
-  ASSERT_EQ(rt::malloc(&y, std::size_t(most) * 4), rt::success);
-  ASSERT_EQ(rt::memset(x, 0, std::size_t(most) * 2), rt::success);
-  ASSERT_EQ(rt::memset(w, 0, std::size_t(most) * 2), rt::success);
+  PlanScratch b(std::size_t(1) << 20);
+  ASSERT_TRUE(b.ok());
   int checked = 0;
   for (AtomKind a : built_atoms())
     for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
@@ -128,39 +121,26 @@ TEST(SmallTile, LaunchesTheSmallTile) {
         for (const Case& c : small_grid_cases())
           for (int split : {1, 0, 3}) {
             if (!can_implement(m, c.p, l)) continue;
-            ASSERT_LE(c.p.x_elems(), most);
-            ASSERT_LE(c.p.w_elems(), most);
-            ASSERT_LE(c.p.y_elems(), most);
+            ASSERT_LE(std::size_t(std::max({c.p.x_elems(), c.p.w_elems(), c.p.y_elems()})),
+                      b.elems);
             PlanRun r;
             r.p = c.p;
             r.o.method = m;
             r.o.tile = TileChoice::small;
             r.o.split_k = split;
-            r.x = x;
-            r.w = w;
-            r.y = y;
-            r.packed = &packed;
-            r.packed_cap = &packed_cap;
-            r.workspace = &work;
-            r.workspace_cap = &work_cap;
-            detail::LaunchLog log;
-            Status s;
-            {
-              detail::ScopedLaunchLog scope(log);
-              s = e.plan_run(r);
-            }
+            b.attach(r);
+            std::vector<std::string> kernels, tiles;
+            const Status s = plan_run_logged(e, r, kernels, tiles);
             const std::string what = std::string(to_string(m)) + " " + to_string(l) + " " +
                                      to_string(a) + " split_k=" + std::to_string(split) + " " +
                                      c.what + " " + describe(c.p);
             ASSERT_TRUE(s.ok()) << what << ": " << s.message();
-            EXPECT_EQ(joined(log.kernels), "pack_tap_major, " + r.kernels) << what;
-            EXPECT_EQ(joined(log.tiles), r.tile) << what;
+            EXPECT_EQ(joined(kernels), "pack_tap_major, " + r.kernels) << what;
+            EXPECT_EQ(joined(tiles), r.tile) << what;
             EXPECT_EQ(r.tile.rfind("64x64x32 warps=2x2 ", 0), 0u) << what << ": " << r.tile;
             if (split == 3) EXPECT_NE(r.kernels.find("splitk_reduce"), std::string::npos) << what;
             ++checked;
           }
     }
-  for (void* p : {x, w, y, packed, work})
-    if (p) (void)rt::free(p);
   EXPECT_GE(checked, 60);
 }
