@@ -40,9 +40,10 @@ struct Conv2dOptions {
   /// 1: no split; 2..kMaxSplitK: forced (direct engine methods only; fewer parts where the
   /// reduction has fewer steps).
   int split_k = 0;
-  /// The tile row of a direct engine method (TileChoice): automatic (the default) or forced, for
-  /// tests, benchmarks and users who measured their shape. Forcing small or main on a family
-  /// with its own tiling (Winograd, hopper_tma, grouped) is refused with method_not_applicable.
+  /// The tile (TileChoice): automatic (the default) or forced, for tests, benchmarks and users
+  /// who measured their shape. main / small: a direct engine method's rows; forcing them on a
+  /// family with its own tiling (Winograd, hopper_tma, grouped) is refused with
+  /// method_not_applicable. tall: hopper_tma's 256 x 128 block (K <= 128), refused elsewhere.
   TileChoice tile = TileChoice::automatic;
 };
 
