@@ -44,44 +44,45 @@ void run_case(const SplitCase& c, int split) {
     hz[i] = detail::float_to_bits(kT, float(int(i % 9) - 4));
   for (std::int64_t k = 0; k < p.k; ++k) hb[k] = float(int(k % 11) - 5);
 
-  Conv2dOptions o;
-  o.method = c.m;
-  o.has_bias = true;
-  o.bias_type = DType::f32;
-  o.activation = Activation::relu;
-  o.has_residual = true;
-  o.split_k = split;
-  Plan<bf16_t, L> plan;
-  const Status cs = Plan<bf16_t, L>::create(plan, p, o);
-  ASSERT_TRUE(cs.ok()) << cs.message();
-  const std::string what = plan.describe();
-  if (split >= 2) {
-    ASSERT_GT(plan.desc().split_k, 1) << what;
-    ASSERT_NE(what.find("split_k="), std::string::npos) << what;
-  }
-
+  // through the harness's plan for (bf16, layout, native atom): no plan is instantiated here
+  const CheckEntry entry = check_entry(kT, c.l, AtomKind::native);
+  ASSERT_NE(entry.plan_run, nullptr);
   constexpr std::size_t kGuard = 4096;  // bytes of poison after y
   const std::size_t y_bytes = std::size_t(p.y_elems()) * 2;
   DevBuf dx(hx.size() * 2), dw(hw.size() * 2), dz(hz.size() * 2), db(hb.size() * 4),
-      dy(y_bytes + kGuard), pk(plan.packed_weight_bytes()), ws(plan.workspace_bytes());
-  ASSERT_TRUE(dx.p && dw.p && dz.p && db.p && dy.p && pk.p);
-  if (plan.workspace_bytes()) ASSERT_TRUE(ws.p);
+      dy(y_bytes + kGuard);
+  ASSERT_TRUE(dx.p && dw.p && dz.p && db.p && dy.p);
   RT_OK(rt::memcpy_h2d(dx.p, hx.data(), hx.size() * 2));
   RT_OK(rt::memcpy_h2d(dw.p, hw.data(), hw.size() * 2));
   RT_OK(rt::memcpy_h2d(dz.p, hz.data(), hz.size() * 2));
   RT_OK(rt::memcpy_h2d(db.p, hb.data(), hb.size() * 4));
   RT_OK(rt::memset(dy.p, 0x5a, y_bytes + kGuard));
-  if (ws.p) RT_OK(rt::memset(ws.p, 0x7f, plan.workspace_bytes()));  // stale partials: NaN-ish
-  ASSERT_TRUE(plan.prepack(static_cast<const bf16_t*>(dw.p), pk.p).ok());
-  detail::LaunchLog log;
-  Status rs;
-  {
-    detail::ScopedLaunchLog scope(log);
-    rs = plan.run(static_cast<const bf16_t*>(dx.p), pk.p, db.p, dy.p, ws.p, plan.workspace_bytes(),
-                  nullptr, dz.p);
-  }
+  PlanScratch b(0);  // packed weights and workspace only: x, w, y, z are the buffers above
+  // a workspace larger than any of these plans needs, filled with stale partials (NaN-ish): the
+  // split kernels must overwrite every partial they add
+  const std::size_t ws = std::size_t(64) * std::size_t(p.y_elems()) * 4 + (std::size_t(1) << 20);
+  RT_OK(rt::malloc(&b.work, ws));
+  b.work_cap = ws;
+  RT_OK(rt::memset(b.work, 0x7f, ws));
+  PlanRun r;
+  r.p = p;
+  r.o.method = c.m;
+  r.o.has_bias = true;
+  r.o.bias_type = DType::f32;
+  r.o.activation = Activation::relu;
+  r.o.has_residual = true;
+  r.o.split_k = split;
+  b.attach(r);
+  r.x = dx.p;
+  r.w = dw.p;
+  r.bias = db.p;
+  r.y = dy.p;
+  r.z = dz.p;
+  std::vector<std::string> kernels, tiles;
+  const Status rs = plan_run_logged(entry, r, kernels, tiles);
   ASSERT_TRUE(rs.ok()) << rs.message();
-  RT_OK(rt::synchronize());
+  const std::string what = std::string(to_string(r.ran)) + " [" + r.kernels + "] tile " + r.tile;
+  if (split >= 2) ASSERT_NE(r.kernels.find("splitk_reduce"), std::string::npos) << what;
   std::vector<std::uint8_t> got(y_bytes + kGuard);
   RT_OK(rt::memcpy_d2h(got.data(), dy.p, got.size()));
   for (std::size_t i = y_bytes; i < got.size(); ++i)
@@ -97,14 +98,15 @@ void run_case(const SplitCase& c, int split) {
   const auto* y16 = reinterpret_cast<const std::uint16_t*>(got.data());
   for (std::size_t i = 0; i < h.size(); ++i)
     ASSERT_EQ(std::uint32_t(y16[i]), h[i]) << "output " << i << ": " << what;
-  // what ran is what describe() names (the split-K engine kernel, then the reduction)
+  // what ran is the prepack, then what describe() names (the split-K engine kernel, then the
+  // reduction)
   std::string ran;
-  for (const std::string& k : log.kernels) ran += (ran.empty() ? "" : ", ") + k;
-  EXPECT_EQ(ran, plan_kernels(plan.desc())) << what;
+  for (const std::string& k : kernels) ran += (ran.empty() ? "" : ", ") + k;
+  EXPECT_EQ(ran, "pack_tap_major, " + r.kernels) << what;
   if (split >= 2) {
-    ASSERT_FALSE(log.kernels.empty()) << what;
-    EXPECT_EQ(log.kernels.back(), "splitk_reduce") << what;
-    EXPECT_EQ(std::count(log.kernels.begin(), log.kernels.end(), "splitk_reduce"), 1) << what;
+    ASSERT_FALSE(kernels.empty()) << what;
+    EXPECT_EQ(kernels.back(), "splitk_reduce") << what;
+    EXPECT_EQ(std::count(kernels.begin(), kernels.end(), "splitk_reduce"), 1) << what;
   }
 }
 
