@@ -6,7 +6,9 @@
 # rest of the lean suite with the time left. Logs under $OUT (at most 8 files come back: this
 # writes 3).
 #   tools/gpu_lean.sh            FILTER (gtest filter, default all), LIMIT (seconds, default 540),
-#                                JOBS (16), SRC (/tmp/rdnaconv-src), BUILD (/tmp/rdnaconv-lean)
+#                                JOBS (16), SRC (/tmp/rdnaconv-src), BUILD (/tmp/rdnaconv-lean),
+#                                ATOMS (the harness's atoms, e.g. 'gfx11;gfx12' for the emulated
+#                                RDNA atoms alone, with FILTER='*gfx1*'; default: native)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/gpu-lean-out}
@@ -40,8 +42,9 @@ prefix=${CMAKE_PREFIX_PATH:-}
 [ -z "$prefix" ] && [ -d "$src/.devdeps" ] && prefix=$src/.devdeps
 { [ -f "$b/build.ninja" ] || cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DRDNACONV_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90a}" \
-    -DRDNACONV_TEST_EMULATED_ATOMS=OFF ${prefix:+-DCMAKE_PREFIX_PATH=$prefix}
-  timeout "$(left)" cmake --build "$b" -j "${JOBS:-16}" --target rdnaconv_device_tests_lean rdnaconv_check
+    -DRDNACONV_TEST_EMULATED_ATOMS=OFF ${ATOMS:+"-DRDNACONV_TEST_ATOMS=$ATOMS"} \
+    ${prefix:+-DCMAKE_PREFIX_PATH=$prefix}
+  timeout "$(left)" cmake --build "$b" -j "${JOBS:-16}" --target ${TARGETS:-rdnaconv_device_tests_lean rdnaconv_check}
 } > "$out/lean_build.log" 2>&1
 echo "build rc=$? at $((SECONDS - t0)) s"
 [ -x "$b/tests/rdnaconv_device_tests_lean" ] || { tail -20 "$out/lean_build.log"; exit 1; }
