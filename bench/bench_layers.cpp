@@ -14,10 +14,12 @@
 /// router's split-K threshold is to come from.
 ///
 /// --tile=small: beside each layer whose routed method is a direct engine family, a row
-/// router+small (Conv2dOptions::tile = small, the plan's own split-K on the small tile's grid)
-/// and, with --split-k, router+small+splitN: the sweep for the small tile's router rule.
+/// router+main (Conv2dOptions::tile = main: the family's main tile, the router's small-tile rule
+/// off), router+small (Conv2dOptions::tile = small, the plan's own split-K on the small tile's
+/// grid) and, with --split-k, router+small+splitN: the sweep for the small tile's router rule.
 /// --tile=tall: beside each NHWC layer hopper_tma takes with K <= 128 (Hopper, sm_90a build), the
-/// rows hopper_tma (its 128-row block, forced) and hopper_tma+tall (the 256 x 128 block).
+/// rows hopper_tma+main (its 128-row block, Conv2dOptions::tile = main) and hopper_tma+tall (the
+/// 256 x 128 block); the router's plan takes the tall block by itself where its rule says so.
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
@@ -984,7 +986,10 @@ void register_set(const BenchSet& s) {
         bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::none, n);
       });
     }
-    if (g_opt.small_tile && steps > 0) {  // a direct family: the small tile applies
+    if (g_opt.small_tile && steps > 0) {              // a direct family: the small tile applies
+      reg("router+main", [=](benchmark::State& st) {  // the router's rule kept off
+        bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::none, 0, TileChoice::main);
+      });
       reg("router+small", [=](benchmark::State& st) {
         bm_rdnaconv<T, L>(st, p, Method::automatic, mult, false, RowEpi::none, 0,
                           TileChoice::small);
@@ -1016,10 +1021,10 @@ void register_set(const BenchSet& s) {
     if (g_opt.tall_tile && lk == LayoutKind::nhwc && kernels::hopper_tall_fits(p))
       if (const MethodInfo* h = find_method(Method::hopper_tma);
           h && h->can_implement(p, lk) && runs_on_this_gpu(*h)) {
-        if (!(g_opt.all_methods && s.compare_methods))  // else the method rows have it
-          reg("hopper_tma", [=](benchmark::State& st) {
-            bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false);
-          });
+        reg("hopper_tma+main", [=](benchmark::State& st) {  // the 128-row block, forced
+          bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
+                            TileChoice::main);
+        });
         reg("hopper_tma+tall", [=](benchmark::State& st) {
           bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
                             TileChoice::tall);

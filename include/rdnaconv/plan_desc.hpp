@@ -97,22 +97,34 @@ inline int auto_split_k(const Conv2dProblem& p, const MethodInfo& mi, kernels::T
     s = std::min<std::int64_t>(s, steps / std::max(t.split_nchw1x1_min_steps, 1));
     return s >= 2 ? int(s) : 1;
   }
-  if (steps < t.split_min_total_steps ||
-      double(steps) < t.split_min_steps_per_block * double(blocks))
-    return 1;
+  const double per_block = tile == kernels::TileKind::small && t.small_split_min_steps_per_block > 0
+                               ? t.small_split_min_steps_per_block
+                               : t.split_min_steps_per_block;
+  if (steps < t.split_min_total_steps || double(steps) < per_block * double(blocks)) return 1;
   std::int64_t s =
       std::min<std::int64_t>(t.split_max_parts, std::int64_t(t.split_fill) * sms / blocks);
   s = std::min<std::int64_t>(s, steps / std::max(t.split_min_steps, 1));
   return s >= 2 ? int(s) : 1;
 }
 
-/// The router's small-tile rule (RouterThresholds::small_below_sm_fraction): a direct plan on its
-/// main tile whose grid leaves most multiprocessors idle.
+/// The router's small-tile rule (RouterThresholds::small_below_sm_fraction and the bounds beside
+/// it): a direct plan on its main tile whose grid leaves multiprocessors idle and whose work is
+/// small enough that more, smaller blocks finish sooner (docs/ROUTER.md "Small tile").
 inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernels::TileKind tile,
-                            ArchClass tiles, const RouterThresholds& t, int sms) {
+                            ArchClass tiles, const RouterThresholds& t, int sms,
+                            LayoutKind layout = LayoutKind::nhwc) {
   if (t.small_below_sm_fraction <= 0 || sms <= 0 || tile != mi.tile_kind) return false;
-  if (mi.k_steps(p, tiles) <= 0) return false;
-  return double(main_tile_blocks(p, mi, tiles)) < t.small_below_sm_fraction * double(sms);
+  const std::int64_t steps = mi.k_steps(p, tiles);
+  if (steps <= 0) return false;
+  if (double(main_tile_blocks(p, mi, tiles)) >= t.small_below_sm_fraction * double(sms))
+    return false;
+  const double work =
+      double(tile_blocks(p, tiles, kernels::TileKind::small)) * double(steps) / double(sms);
+  if (t.small_max_block_steps_per_sm > 0 && work > t.small_max_block_steps_per_sm) return false;
+  if (t.small_not_for_split_nchw1x1 && layout == LayoutKind::nchw && mi.method == Method::gemm1x1 &&
+      auto_split_k(p, mi, tile, tiles, t, sms, layout) >= 2)
+    return false;
+  return true;
 }
 
 [[nodiscard]] inline Status make_plan_desc(PlanDesc& out, const Conv2dProblem& p, DType dtype,
@@ -149,11 +161,6 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
     d.routed = d.method = o.method;
     d.reason = "forced by Conv2dOptions::method";
   } else {
-    if (p.pad_mode != PadMode::zeros && !kPadModesRouted)
-      return {StatusCode::method_not_applicable,
-              std::string("rdnaconv: pad_mode ") + to_string(p.pad_mode) +
-                  ": its remap kernels (general, nhwc3x3, grouped) have not run on a GPU yet, so "
-                  "the router does not pick them; force one with Conv2dOptions::method"};
     const Routed r = route_explained(p, layout, d.tiles, dtype);
     d.routed = r.method;
     d.reason = std::string("router (") + to_string(d.tiles) + "): " + r.rule;
@@ -172,11 +179,11 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
                 "the native atom)"};
   // One launch covers all block tiles in a 1-D grid: its size must fit a 32-bit grid.
   d.tile = mi->tile_for(p, d.tiles);
-  // A padding mode other than zeros runs a remap kernel, built for the family's main tile only
-  // and without split-K (kernels/common/launch.hpp, run_direct): one more kernel per family,
-  // type and layout instead of three.
+  // A padding mode other than zeros runs a remap kernel, built for the family's main tile and
+  // its thin row, without split-K (kernels/common/launch.hpp, run_direct): two more kernels per
+  // family, type and layout instead of four.
   const bool remap = p.pad_mode != PadMode::zeros;
-  if (remap) d.tile = mi->tile_kind;
+  if (remap && d.tile != kernels::TileKind::thin) d.tile = mi->tile_kind;
   // The tile row: forced (Conv2dOptions::tile; direct engine families only, which are the ones
   // with reduction steps), else the router's small-grid rule.
   const bool direct = mi->k_steps(p, d.tiles) > 0;
@@ -191,6 +198,8 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
               "rdnaconv: Conv2dOptions::tile=tall (hopper_tma's 256 x 128 block) needs K <= 128, "
               "not K = " +
                   std::to_string(p.k)};
+  } else if (o.tile == TileChoice::main && d.method == Method::hopper_tma) {
+    // hopper_tma's own 128-row block: the choice that keeps the router's tall rule off
   } else if (o.tile != TileChoice::automatic) {
     if (!direct)
       return {StatusCode::method_not_applicable,
@@ -202,10 +211,15 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
       return {StatusCode::method_not_applicable,
               std::string("rdnaconv: Conv2dOptions::tile=small is not built for pad_mode ") +
                   to_string(p.pad_mode) +
-                  " (the remap kernels run the family's main tile); leave tile automatic or main"};
+                  " (the remap kernels run the family's main tile or its thin row); leave tile "
+                  "automatic or main"};
     d.tile = o.tile == TileChoice::small ? kernels::TileKind::small : mi->tile_kind;
-  } else if (!remap &&
-             auto_small_tile(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms)) {
+  } else if (!remap && d.method == Method::hopper_tma &&
+             hopper_tall_routed(p, layout, router_thresholds(d.tiles))) {
+    d.options.tile = TileChoice::tall;  // what runs: hopper_launch.hpp reads the plan's options
+    d.reason += "; tall block";
+  } else if (!remap && auto_small_tile(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms,
+                                       layout)) {
     d.tile = kernels::TileKind::small;
     d.reason += "; small tile: " + std::to_string(main_tile_blocks(p, *mi, d.tiles)) +
                 " main-tile blocks on " + std::to_string(dev.sms) + " multiprocessors";
@@ -292,9 +306,6 @@ inline std::string describe_plan(const PlanDesc& d) {
   const kernels::TileConfig t = kernels::tile_of(d.tiles, d.tile);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  // the remap kernels (every padding mode but zeros) have not run on a GPU yet
-  if (d.problem.pad_mode != PadMode::zeros)
-    s += std::string(" (padding mode ") + to_string(d.problem.pad_mode) + ": not device-tested)";
   if (d.tile == kernels::TileKind::small && !kSmallTileDeviceTested)
     s += " (small tile: not device-tested)";
   if (d.method == Method::hopper_tma && d.options.tile == TileChoice::tall &&

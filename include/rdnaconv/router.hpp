@@ -17,22 +17,24 @@ using kernels::winograd_tiles;
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 
-/// Whether an automatic plan may run a padding mode other than zeros. The remap kernels
-/// (general, nhwc3x3, grouped) have not run on a GPU yet: until a device run of the PadModes
-/// suite passes, only a forced plan (Conv2dOptions::method) runs them, and its describe() says
-/// "not device-tested"; route() still names the family that would take the mode.
-inline constexpr bool kPadModesRouted = false;
+/// Whether an automatic plan may run a padding mode other than zeros: yes since the eighth
+/// session (2026-12-07), when the remap kernels (general, nhwc3x3, cblocked3x3, grouped; main
+/// tile and thin row) passed the PadModes device suite on an H100 with the native atom and both
+/// emulated RDNA atoms (docs/TESTING.md); before that only a forced plan ran them.
+inline constexpr bool kPadModesRouted = true;
 
-/// The small tile row (kernels/common/tiles.hpp, ArchTiles::small; Conv2dOptions::tile) has not
-/// run on a GPU yet: until a device run of the SmallTile suite passes, describe() says "not
-/// device-tested" on plans that run it and no table sets small_below_sm_fraction, so only a
-/// forced plan (Conv2dOptions::tile = small) runs it.
-inline constexpr bool kSmallTileDeviceTested = false;
+/// The small tile row (kernels/common/tiles.hpp, ArchTiles::small; Conv2dOptions::tile): the
+/// SmallTile / SmallTileFamily device suite passed on an H100 (2026-12-07, eighth session) on
+/// the native atom (the sm80 / sm90 rows) and on the emulated gfx11 / gfx12 atoms (the RDNA
+/// rows' fragment layouts, as every RDNA kernel is checked: no AMD GPU has run it). The sm90
+/// table routes to it (small_below_sm_fraction, docs/ROUTER.md "Small tile"); the others do not
+/// (not measured).
+inline constexpr bool kSmallTileDeviceTested = true;
 
 /// hopper_tma's tall block (256 x 128, Conv2dOptions::tile = TileChoice::tall; version 4 of
-/// kernels/hopper/README.md) has not run on a GPU yet: only a forced plan runs it, and its
-/// describe() says "not device-tested"; no router rule takes it.
-inline constexpr bool kHopperTallDeviceTested = false;
+/// kernels/hopper/README.md): the HopperTall device suite passed on an H100 (2026-12-07, eighth
+/// session), so the sm90 table routes NHWC 3x3 layers with K = 128 to it (hopper_tall_min_k).
+inline constexpr bool kHopperTallDeviceTested = true;
 
 /// Thresholds of the router, one set per architecture family; where each number comes from is
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
@@ -76,9 +78,23 @@ struct RouterThresholds {
   std::int64_t hopper_wide_channels = kNoLimit;
   std::int64_t hopper_narrow_min_pixels = kNoLimit;
   /// The small tile (ArchTiles::small) for a direct engine plan on its main tile whose grid has
-  /// fewer than small_below_sm_fraction x SMs blocks (split-K then counts the small tile's
-  /// blocks). 0 (the default): never, until a measured sweep sets it (docs/ROUTER.md).
+  /// fewer than small_below_sm_fraction x SMs blocks and whose work on the small tile, in
+  /// small-tile blocks x reduction steps per multiprocessor, is at most
+  /// small_max_block_steps_per_sm (0: no such bound). 0 (the default): never.
   double small_below_sm_fraction = 0;
+  double small_max_block_steps_per_sm = 0;
+  /// NCHW 1x1 plans (gemm1x1 gathering NCHW) keep the main tile where its own split-K rule splits
+  /// it (the small tile's grid splits into fewer parts there, and lost: docs/ROUTER.md).
+  bool small_not_for_split_nchw1x1 = false;
+  /// Split-K on the small tile: split_min_steps_per_block for the small tile's grid (0: the
+  /// main tile's split_min_steps_per_block).
+  double small_split_min_steps_per_block = 0;
+  /// hopper_tma's tall block (256 x 128, kernels/hopper, K <= 128) for NHWC 3x3 layers with
+  /// K >= hopper_tall_min_k, C >= hopper_tall_min_c and at least hopper_tall_min_pixels output
+  /// pixels; kNoLimit (the default): never.
+  std::int64_t hopper_tall_min_k = kNoLimit;
+  std::int64_t hopper_tall_min_c = kNoLimit;
+  std::int64_t hopper_tall_min_pixels = kNoLimit;
 };
 
 constexpr RouterThresholds router_thresholds(ArchClass f) {
@@ -125,6 +141,27 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
       t.hopper_min_pixels = 128 * 128;
       t.hopper_wide_channels = 256;
       t.hopper_narrow_min_pixels = 256 * 256;
+      // The small tile, H100, 2026-12-07 (eighth session, docs/ROUTER.md "Small tile"): at
+      // ResNet-50 N1 (every grid below one main block per SM, at most 9 small-tile block-steps
+      // per SM) it beat the main tile on 20 of 23 NHWC layers (1.01-1.42x) and on the NCHW 3x3
+      // and unsplit 1x1 layers (1.02-1.32x); it lost where the small tile's work was 35 or more
+      // block-steps per SM: ResNet-50 N32's layer3 / layer4 (0.35-0.77x, 95-218), the VAE's
+      // 64x64 mid block (0.35x, 558), its K = 32 conv_out (0.85x, 70) and its C = 16 conv_in
+      // (0.56x, 35); and on 7 of the 12 NCHW 1x1 layers the main tile splits (0.69-0.93x)
+      t.small_below_sm_fraction = 1.0;
+      t.small_max_block_steps_per_sm = 16;
+      t.small_not_for_split_nchw1x1 = true;
+      // split-K on the small tile: with 2.5 steps per block (the main tile's bound) the 32-36
+      // step layers of 16-32 small blocks did not split and lost to the main tile's split
+      // (12.1-14.0 us against 9.6-11.4 us with 4 parts on the small tile)
+      t.small_split_min_steps_per_block = 1.0;
+      // hopper_tma's tall block, H100, 2026-12-07 (eighth session, kernels/hopper/README.md
+      // version 4): every K = 128 3x3 layer of the VAEs with C >= 128 at >= 256x256 outputs,
+      // 1.06-1.19x the router's plan (nhwc3x3 or the 128 x 128 hopper block); K = 64 at 128x128
+      // level (1.01x), K = 32 / 3 and 1x1 layers slower (0.46-0.86x)
+      t.hopper_tall_min_k = 128;
+      t.hopper_tall_min_c = 128;
+      t.hopper_tall_min_pixels = 256 * 256;
       return t;
     }
     case ArchClass::sm80:
@@ -165,6 +202,16 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
           .split_min_steps_per_block = 0};
 }
 
+/// Whether the router sends an NHWC 3x3 layer to hopper_tma's tall block (the plan then runs
+/// it: plan_desc.hpp sets Conv2dOptions::tile = TileChoice::tall).
+constexpr bool hopper_tall_routed(const Conv2dProblem& p, LayoutKind layout,
+                                  const RouterThresholds& t) {
+  return kHopperTallDeviceTested && p.r == 3 && p.s == 3 && p.k >= t.hopper_tall_min_k &&
+         kernels::hopper_tall_fits(p) && p.c >= t.hopper_tall_min_c &&
+         p.gemm_m() >= t.hopper_tall_min_pixels &&
+         kernels::HopperTmaFamily::can_implement(p, layout);
+}
+
 /// The router's answer and the rule that gave it (Plan::describe() reports it).
 struct Routed {
   Method method;
@@ -188,13 +235,16 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
                                  ? "groups > 1, depthwise (C/G = 1): the grouped family"
                                  : "groups > 1: the grouped family (the only one that takes them)"};
   // Reflect, replicate, circular: only the families with a remap kernel (PadRemapTag) take
-  // them, nhwc3x3 for the VAEs' 3x3 NHWC layers and general for the rest (grouped, above,
-  // takes every mode). Not measured: these are the families that can, not the fastest ones.
+  // them, nhwc3x3 / cblocked3x3 for 3x3 layers (the zeros rule's families but for Winograd,
+  // hopper_tma and nchw3x3) and general for the rest (grouped, above, takes every mode).
   if (p.pad_mode != PadMode::zeros) {
-    if (p.r == 3 && p.s == 3 && layout == LayoutKind::nhwc && p.c >= t.tap_min_c)
-      return {Method::nhwc3x3, "3x3 NHWC, pad_mode other than zeros (a remap kernel)"};
+    if (p.r == 3 && p.s == 3 && p.c >= t.tap_min_c)
+      return layout == LayoutKind::nhwc
+                 ? Routed{Method::nhwc3x3, "3x3 NHWC, pad_mode other than zeros (a remap kernel)"}
+                 : Routed{Method::cblocked3x3,
+                          "3x3 NCHW, pad_mode other than zeros (a remap kernel)"};
     return {Method::general,
-            "pad_mode other than zeros, not 3x3 NHWC with C >= tap_min_c: general (its remap "
+            "pad_mode other than zeros, not 3x3 with C >= tap_min_c: general (its remap "
             "kernel)"};
   }
   if (p.r == 1 && p.s == 1)
@@ -209,6 +259,10 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
     if (wino && p.k <= t.fused_max_k)
       return {Method::winograd_fused, "3x3 s1, fp16, K <= fused_max_k"};
     // (the family's own shape rule says what it runs: NHWC, C % 8, stride, image size)
+    if (hopper_tall_routed(p, layout, t))
+      return {Method::hopper_tma,
+              "3x3 NHWC, hopper_tall_min_k <= K <= 128, C >= hopper_tall_min_c, pixels >= "
+              "hopper_tall_min_pixels: hopper_tma's tall 256 x 128 block (sm90)"};
     if (p.k >= t.hopper_min_k && p.c >= t.hopper_min_c && p.k + p.c >= t.hopper_min_k_plus_c &&
         kernels::HopperTmaFamily::can_implement(p, layout)) {
       const bool wide = p.k >= t.hopper_wide_channels && p.c >= t.hopper_wide_channels;

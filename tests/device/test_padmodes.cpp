@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file test_padmodes.cpp Padding modes (PadMode reflect / replicate / circular, issue 17 item
-/// 3) on a GPU, for every family that takes them (general on both layouts, nhwc3x3, grouped on
-/// both layouts) and the router, fp16 and bf16, every atom this build's harness covers:
+/// 3) on a GPU, for every family that takes them (general on both layouts, nhwc3x3,
+/// cblocked3x3, grouped on both layouts) and the router, fp16 and bf16, every atom this build's
+/// harness covers:
 ///   ModeFamily.MatchesTheDeviceReference  the mode's cases (cases.hpp, padmode_cases: asymmetric
 ///        pads, stride 2, dilation 2, pads at the mode's limit, 1-pixel images, the gather paths,
 ///        the grouped kernels' paths), 8 epilogue variants each, integer data, bit for bit
@@ -10,7 +11,7 @@
 ///   PadModes.PlanEqualsFloat64HostReference  through the public plan, bit for bit against the
 ///        float64 host reference (the oracle the host tests check against an explicitly padded
 ///        input), and the launch log: the remap kernel describe() names is the one that ran
-/// Written before any GPU ran them (docs/TESTING.md); skipped without a GPU.
+/// First run on a GPU in the eighth session (docs/TESTING.md); skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -31,12 +32,12 @@ using namespace rdnaconv::testing;
 
 namespace {
 
-/// The modes with a remap kernel, and the methods that take them (the router too once
-/// kPadModesRouted is on: until then an automatic plan refuses the modes, host-tested).
+/// The modes with a remap kernel, and the methods that take them (the router too where
+/// kPadModesRouted is on, as it is from the eighth session).
 constexpr PadMode kModes[] = {PadMode::reflect, PadMode::replicate, PadMode::circular};
-constexpr Method kRoutedMethods[] = {Method::general, Method::nhwc3x3, Method::grouped,
-                                     Method::automatic};
-constexpr std::span<const Method> kModeMethods{kRoutedMethods, kPadModesRouted ? 4u : 3u};
+constexpr Method kRoutedMethods[] = {Method::general, Method::nhwc3x3, Method::cblocked3x3,
+                                     Method::grouped, Method::automatic};
+constexpr std::span<const Method> kModeMethods{kRoutedMethods, kPadModesRouted ? 5u : 4u};
 
 struct Config {
   PadMode mode;

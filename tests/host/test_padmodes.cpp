@@ -8,8 +8,8 @@
 ///   - the float64 host reference with a mode equals the zeros-mode reference on an explicitly
 ///     padded copy of x (both layouts, groups, stride, dilation, asymmetric pads);
 ///   - validation's limits (reflect: pad < size; circular: pad <= size) and their messages;
-///   - which families take which modes, the router, the plan (main tile, no split-K) and
-///     describe()'s "not device-tested" note;
+///   - which families take which modes, the router, the plan (main tile or thin row, no
+///     split-K) and the remap kernel describe() names;
 ///   - the device suite's case list (cases.hpp, padmode_cases) has what it claims to have.
 #include <gtest/gtest.h>
 
@@ -264,7 +264,8 @@ TEST(PadModes, ValidationLimitsAndMessages) {
   EXPECT_TRUE(has(describe(with_mode(base, PadMode::circular)), " pad_mode=circular"));
 }
 
-// The families with a remap kernel (general, nhwc3x3, grouped) take every mode; the others say
+// The families with a remap kernel (general, nhwc3x3, cblocked3x3, grouped) take every mode; the
+// others say
 // which rule the mode breaks when forced.
 TEST(PadModes, FamiliesTakeTheirModes) {
   const Conv2dProblem p3 = make_problem(1, 64, 16, 16, 64, 3, 3, 1, 1);
@@ -277,6 +278,7 @@ TEST(PadModes, FamiliesTakeTheirModes) {
       EXPECT_TRUE(can_implement(Method::grouped, with_mode(dw, m), l));
     }
     EXPECT_TRUE(can_implement(Method::nhwc3x3, with_mode(p3, m), LayoutKind::nhwc));
+    EXPECT_TRUE(can_implement(Method::cblocked3x3, with_mode(p3, m), LayoutKind::nchw));
     struct Refused {
       Method method;
       Conv2dProblem p;
@@ -287,7 +289,6 @@ TEST(PadModes, FamiliesTakeTheirModes) {
         {Method::gemm1x1, p1, LayoutKind::nhwc, "gemm1x1 needs pad_mode zeros (no remap kernel"},
         {Method::gemm1x1, p1, LayoutKind::nchw, "gemm1x1 needs pad_mode zeros"},
         {Method::nchw3x3, p3, LayoutKind::nchw, "nchw3x3 needs pad_mode zeros (no remap kernel"},
-        {Method::cblocked3x3, p3, LayoutKind::nchw, "cblocked3x3 needs pad_mode zeros"},
         {Method::winograd, p3, LayoutKind::nhwc, "winograd needs pad_mode zeros (its input "},
         {Method::winograd_fused, p3, LayoutKind::nchw, "winograd_fused needs pad_mode zeros"},
         {Method::hopper_tma, p3, LayoutKind::nhwc,
@@ -311,8 +312,8 @@ TEST(PadModes, FamiliesTakeTheirModes) {
 }
 
 // The router sends a mode only to a family that implements it, on every table, both layouts,
-// both types; the plan runs the family's main tile, without split-K, and says the mode's kernels
-// have not run on a GPU.
+// both types; an automatic plan runs it (kPadModesRouted) on the family's main tile or thin
+// row, without split-K, and names the remap kernel.
 TEST(PadModes, RouterAndPlan) {
   const std::vector<Conv2dProblem> shapes = {
       make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1),    // hopper_tma's / Winograd's ground
@@ -335,28 +336,22 @@ TEST(PadModes, RouterAndPlan) {
           ASSERT_TRUE(validate_problem(p).ok()) << describe(p);
           for (ArchClass f : tables) {
             const Method r = route(p, l, f, t);
-            EXPECT_TRUE(r == Method::general || r == Method::nhwc3x3 || r == Method::grouped)
+            EXPECT_TRUE(r == Method::general || r == Method::nhwc3x3 || r == Method::cblocked3x3 ||
+                        r == Method::grouped)
                 << to_string(r) << " " << describe(p);
           }
-          PlanDesc d;
-          Conv2dOptions forced;  // the router's family, forced while kPadModesRouted is false
-          if (!kPadModesRouted) {
-            const Status s = plan(d, p, l, {}, t);
-            EXPECT_EQ(s.code(), StatusCode::method_not_applicable) << describe(p);
-            EXPECT_TRUE(has(s.message(), "have not run on a GPU yet, so the router does not pick"))
-                << s.message();
-            forced.method = route(p, l, ArchClass::sm90, t);
-            if (!can_implement(forced.method, p, l)) forced.method = Method::general;  // as plan()
-          }
-          ASSERT_TRUE(plan(d, p, l, forced, t).ok()) << describe(p);
+          PlanDesc d;  // an automatic plan (kPadModesRouted: the remap kernels passed on a GPU)
+          static_assert(kPadModesRouted);
+          ASSERT_TRUE(plan(d, p, l, {}, t).ok()) << describe(p);
+          EXPECT_TRUE(d.method == d.routed || d.method == Method::general) << describe(p);
           EXPECT_TRUE(can_implement(d.method, p, l)) << describe(p);
           EXPECT_EQ(d.split_k, 1) << describe(p);
+          // the family's main tile, or its thin row where K fits it (the remap kernels' two)
           const MethodInfo* mi = find_method(d.method);
-          EXPECT_EQ(d.tile, mi->tile_kind) << describe(p);
+          EXPECT_EQ(d.tile, mi->tile_for(p, d.tiles)) << describe(p);
+          EXPECT_TRUE(d.tile == mi->tile_kind || d.tile == kernels::TileKind::thin) << describe(p);
           const std::string text = describe_plan(d);
-          EXPECT_TRUE(
-              has(text, std::string("(padding mode ") + to_string(m) + ": not device-tested)"))
-              << text;
+          EXPECT_FALSE(has(text, "not device-tested")) << text;
           EXPECT_TRUE(has(text, " remap>")) << text;  // the remap kernel's name
           ++plans;
         }
@@ -368,11 +363,24 @@ TEST(PadModes, RouterAndPlan) {
     EXPECT_FALSE(has(describe_plan(d), "remap")) << describe_plan(d);
     EXPECT_FALSE(has(describe_plan(d), "padding mode")) << describe_plan(d);
   }
-  // what the router picks: nhwc3x3 for 3x3 NHWC with C >= tap_min_c, general for the rest
+  // what the router picks: nhwc3x3 / cblocked3x3 for 3x3 with C >= tap_min_c, general for the
+  // rest
   const Conv2dProblem vae = with_mode(shapes[0], PadMode::reflect);
   EXPECT_EQ(route(vae, LayoutKind::nhwc, ArchClass::sm90, DType::bf16), Method::nhwc3x3);
   EXPECT_EQ(route(vae, LayoutKind::nhwc, ArchClass::sm80, DType::f16), Method::nhwc3x3);
-  EXPECT_EQ(route(vae, LayoutKind::nchw, ArchClass::sm90, DType::f16), Method::general);
+  EXPECT_EQ(route(vae, LayoutKind::nchw, ArchClass::sm90, DType::f16), Method::cblocked3x3);
+  EXPECT_EQ(
+      route(with_mode(shapes[3], PadMode::reflect), LayoutKind::nchw, ArchClass::sm80, DType::f16),
+      Method::cblocked3x3);  // C = 20: NCHW gathers need no C % 8
+  // the K = 3 output conv keeps the thin row under a mode (its remap kernel)
+  PlanDesc thin;
+  Conv2dOptions nhwc3;
+  nhwc3.method = Method::nhwc3x3;
+  ASSERT_TRUE(plan(thin, with_mode(shapes[1], PadMode::reflect), LayoutKind::nhwc, nhwc3).ok());
+  EXPECT_EQ(thin.tile, kernels::TileKind::thin);
+  EXPECT_TRUE(has(describe_plan(thin),
+                  "tile=" + kernels::tile_of(thin.tiles, kernels::TileKind::thin).str()))
+      << describe_plan(thin);
   EXPECT_EQ(route(with_mode(shapes[5], PadMode::circular), LayoutKind::nhwc, ArchClass::rdna3),
             Method::general);
   EXPECT_EQ(route(with_mode(shapes[6], PadMode::replicate), LayoutKind::nchw, ArchClass::sm80),
@@ -382,7 +390,6 @@ TEST(PadModes, RouterAndPlan) {
   ASSERT_TRUE(plan(d, shapes[2], LayoutKind::nhwc).ok());
   EXPECT_GT(d.split_k, 1) << describe_plan(d);
   Conv2dOptions o;
-  if (!kPadModesRouted) o.method = Method::nhwc3x3;
   o.split_k = 4;
   const Status s = plan(d, with_mode(shapes[2], PadMode::reflect), LayoutKind::nhwc, o);
   EXPECT_EQ(s.code(), StatusCode::method_not_applicable);

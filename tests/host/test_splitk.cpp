@@ -224,9 +224,13 @@ TEST(SplitK, Sm90TableSplitsSmallGridsOnly) {
   // the sm90 table whatever this build's targets (a host build has no sm_90a: sm80's table)
   DeviceInfo h100 = make_device_info(false, 90, 32, 132);
   h100.family = family_from_cuda_cc(90, true);
-  const auto split_of = [](const Conv2dProblem& p, const DeviceInfo& dev, LayoutKind l) {
+  // on the family's main tile (Conv2dOptions::tile = main): the small tile's rule, which takes
+  // several of these grids, is test_small_tile.cpp's
+  Conv2dOptions main_tile;
+  main_tile.tile = TileChoice::main;
+  const auto split_of = [&](const Conv2dProblem& p, const DeviceInfo& dev, LayoutKind l) {
     PlanDesc d;
-    EXPECT_TRUE(make_plan_desc(d, p, DType::f16, l, Conv2dOptions{}, dev).ok());
+    EXPECT_TRUE(make_plan_desc(d, p, DType::f16, l, main_tile, dev).ok());
     return d.split_k;
   };
   for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
@@ -252,7 +256,7 @@ TEST(SplitK, Sm90TableSplitsSmallGridsOnly) {
   EXPECT_EQ(d.split_k, 1);
   // what describe() says: the split and why
   ASSERT_TRUE(make_plan_desc(d, make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), DType::f16,
-                             LayoutKind::nhwc, Conv2dOptions{}, h100)
+                             LayoutKind::nhwc, main_tile, h100)
                   .ok());
   const std::string s = describe_plan(d);
   EXPECT_NE(s.find("split_k=16 (9 steps each"), std::string::npos) << s;

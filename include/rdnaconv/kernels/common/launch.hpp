@@ -53,9 +53,12 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
   g.vec_x =
       L == LayoutKind::nhwc && p.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(a_src) % 16 == 0;
   if constexpr (kPadRemap<IterTag>) {
-    // The remap kernels exist for the family's main tile only: make_plan_desc gives a plan with
-    // another padding mode neither the thin tile nor split-K, so that each family adds one
-    // kernel per tile table, type and layout, not three.
+    // The remap kernels exist for the family's main tile and the thin row (thin-K layers: the
+    // VAEs' conv_out): make_plan_desc gives a plan with another padding mode neither the small
+    // tile nor split-K, so that each family adds two kernels per tile table, type and layout,
+    // not four.
+    if (r.d.tile == TileKind::thin)
+      return launch_conv_gemm<tile_tag<F, TileKind::thin>, T, A, IterTag, L>(g, 1, r.stream);
     return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
   } else if (r.d.split_steps > 0) {
     // Split-K (PlanDesc::split_k: forced, or the router's small-grid rule; on the family's main

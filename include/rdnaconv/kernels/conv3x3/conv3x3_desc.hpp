@@ -21,16 +21,17 @@ struct Conv3x3Variant : DirectFamilySizes<TileKind::conv3x3, tap_layout> {
   static constexpr const char* name() { return to_string(M); }
   /// NHWC reads x in 16-byte vectors of 8 channels: C % 8 == 0 (and x 16-byte aligned, the
   /// plan's contract: Conv2dOptions::x_align). NCHW gathers; the channel-blocked variant reads
-  /// its own repack. Padding modes: every one on NHWC (its remap kernel, the VAEs' layers);
-  /// zeros only on the NCHW variants (no remap kernel built: general takes the others there).
+  /// its own repack. Padding modes: every one on NHWC and on the channel-blocked NCHW variant
+  /// (their remap kernels: the tap iterator remaps the tap's coordinates, whatever the layout it
+  /// reads); zeros only on nchw3x3 (no remap kernel built).
   static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
     if (p.groups != 1) return dense_rule(p);
     if (p.r != 3 || p.s != 3) return broken("a 3x3 filter", "RxS", p.r, p.s);
     if (l != L) return broken(L == LayoutKind::nhwc ? "NHWC" : "NCHW", "layout", to_string(l));
     if (L == LayoutKind::nhwc && p.c % 8 != 0) return broken("C % 8 == 0", "C", p.c);
-    if (M != Method::nhwc3x3)
+    if (M == Method::nchw3x3)
       return zeros_padding_rule(
-          p, "pad_mode zeros (no remap kernel on NCHW 3x3: general takes the other modes)");
+          p, "pad_mode zeros (no remap kernel: cblocked3x3 and general take the other modes)");
     return {};
   }
   static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
@@ -38,7 +39,8 @@ struct Conv3x3Variant : DirectFamilySizes<TileKind::conv3x3, tap_layout> {
   }
   /// The kernels run() launches, as the launch log names them (Plan::describe()).
   static std::string kernel_names(const Conv2dProblem& p, LayoutKind) {
-    if (M == Method::cblocked3x3) return "repack_nchwc, conv_gemm<TapIter nchwc 3x3>";
+    if (M == Method::cblocked3x3)
+      return "repack_nchwc, conv_gemm<TapIter nchwc 3x3" + remap_suffix(p) + ">";
     return M == Method::nhwc3x3 ? "conv_gemm<TapIter nhwc 3x3" + remap_suffix(p) + ">"
                                 : "conv_gemm<TapIter nchw 3x3>";
   }

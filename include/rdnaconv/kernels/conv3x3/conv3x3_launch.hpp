@@ -22,7 +22,8 @@ struct Launcher<Conv3x3Variant<M, VL>> {
     } else if constexpr (M == Method::nchw3x3) {
       return run_direct<Family, F, T, A, L, TapIterTag<InLayout::nchw, false>>(r, r.x);
     } else {
-      // channel-blocked: x repacked to NCHWc (cb = block_k) in the workspace on every call
+      // channel-blocked: x repacked to NCHWc (cb = block_k) in the workspace on every call;
+      // every padding mode (the remap reads the repack at the mode's coordinates)
       constexpr int BK = tile_of(F, Family::tile_kind).block_k;
       const Conv2dProblem& p = r.d.problem;
       auto* xc = reinterpret_cast<std::uint16_t*>(r.workspace);
@@ -31,7 +32,7 @@ struct Launcher<Conv3x3Variant<M, VL>> {
               launch_repack_nchwc<BK>(r.x, xc, int(p.n), int(p.c), c_pad, p.h * p.w, r.stream);
           e != rt::success)
         return e;
-      return run_direct<Family, F, T, A, L, TapIterTag<InLayout::nchwc, false>>(r, xc);
+      return run_direct_padded<Family, F, T, A, L, TapIterTag<InLayout::nchwc, false>>(r, xc);
     }
   }
   template <DType, LayoutKind>
