@@ -39,6 +39,7 @@ using rdnaconv::Conv2dOptions;
 using rdnaconv::Conv2dProblem;
 using rdnaconv::DType;
 using rdnaconv::Method;
+using rdnaconv::PadMode;
 using rdnaconv::Status;
 
 Activation activation_of(const std::string& a) {
@@ -74,10 +75,20 @@ DType dtype_of(at::ScalarType t) {
   return t == at::kHalf ? DType::f16 : t == at::kBFloat16 ? DType::bf16 : DType::f32;
 }
 
+/// nn.Conv2d's padding_mode as the library's PadMode (the same four modes and semantics).
+PadMode pad_mode_of(const std::string& m) {
+  for (PadMode p : {PadMode::zeros, PadMode::reflect, PadMode::replicate, PadMode::circular})
+    if (m == to_string(p)) return p;
+  TORCH_CHECK(false, "rdnaconv: padding_mode must be zeros, reflect, replicate or circular, not '",
+              m, "'");
+  return PadMode::zeros;
+}
+
 /// The problem of x [N, C, H, W] (sizes in NCHW order whatever the memory format) and
-/// w [K, C / groups, R, S]; padding per side (top, bottom, left, right).
+/// w [K, C / groups, R, S]; padding per side (top, bottom, left, right) in padding_mode.
 Conv2dProblem problem_of(c10::IntArrayRef x, c10::IntArrayRef w, c10::IntArrayRef stride,
-                         c10::IntArrayRef pad, c10::IntArrayRef dil, int64_t groups) {
+                         c10::IntArrayRef pad, c10::IntArrayRef dil, int64_t groups,
+                         const std::string& padding_mode) {
   TORCH_CHECK(x.size() == 4 && w.size() == 4, "rdnaconv: x and w must have 4 dimensions");
   TORCH_CHECK(stride.size() == 2 && pad.size() == 4 && dil.size() == 2,
               "rdnaconv: stride[2], padding[4] (top, bottom, left, right), dilation[2]");
@@ -101,6 +112,7 @@ Conv2dProblem problem_of(c10::IntArrayRef x, c10::IntArrayRef w, c10::IntArrayRe
   p.dil_h = dil[0];
   p.dil_w = dil[1];
   p.groups = groups;
+  p.pad_mode = pad_mode_of(padding_mode);
   return p;
 }
 
@@ -116,6 +128,7 @@ struct Args {
   int64_t x_align = 16;
   at::ScalarType out_type = at::kHalf;
   int64_t groups = 1;
+  std::string padding_mode = "zeros";
 };
 
 /// The plan for input type t on the current device and a.nhwc's layout.
@@ -129,7 +142,8 @@ rdnaconv_torch::PlanPtr plan_of(at::ScalarType t, const Args& a) {
   o.out_type = dtype_of(a.out_type);
   Status s;
   rdnaconv_torch::PlanPtr plan = rdnaconv_torch::make_plan(
-      dtype_of(t), a.nhwc, problem_of(a.x_size, a.w_size, a.stride, a.pad, a.dil, a.groups), o,
+      dtype_of(t), a.nhwc,
+      problem_of(a.x_size, a.w_size, a.stride, a.pad, a.dil, a.groups, a.padding_mode), o,
       c10::cuda::current_device(), s);
   check(s, "plan");
   return plan;
@@ -159,7 +173,8 @@ at::Tensor run(const rdnaconv_torch::AnyPlan& plan, const Args& a, const at::Ten
               num(plan.packed_weight_bytes()),
               " (packed for another shape, layout, method or epilogue?)");
   const auto fmt = a.nhwc ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
-  const Conv2dProblem pr = problem_of(a.x_size, a.w_size, a.stride, a.pad, a.dil, a.groups);
+  const Conv2dProblem pr =
+      problem_of(a.x_size, a.w_size, a.stride, a.pad, a.dil, a.groups, a.padding_mode);
   at::Tensor y =
       at::empty({pr.n, pr.k, pr.p(), pr.q()}, x.options().dtype(a.out_type).memory_format(fmt));
   const std::size_t ws_bytes = plan.workspace_bytes();
@@ -188,7 +203,8 @@ void check_input(const at::Tensor& x, const c10::optional<at::Tensor>& bias, int
 Args weight_args(const at::Tensor& w, c10::IntArrayRef x_size, c10::IntArrayRef stride,
                  c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc, bool has_bias,
                  std::string act, std::string method, int64_t x_align,
-                 c10::optional<at::ScalarType> out_dtype, int64_t groups) {
+                 c10::optional<at::ScalarType> out_dtype, int64_t groups,
+                 std::string padding_mode) {
   TORCH_CHECK(w.is_cuda(), "rdnaconv: w must be a GPU tensor");
   return Args{x_size,
               w.sizes(),
@@ -201,27 +217,32 @@ Args weight_args(const at::Tensor& w, c10::IntArrayRef x_size, c10::IntArrayRef 
               std::move(method),
               x_align,
               out_type_of(w.scalar_type(), out_dtype),
-              groups};
+              groups,
+              std::move(padding_mode)};
 }
 
 at::Tensor prepack(const at::Tensor& w, c10::IntArrayRef x_size, c10::IntArrayRef stride,
                    c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc, bool has_bias,
                    std::string act, std::string method, int64_t x_align,
-                   c10::optional<at::ScalarType> out_dtype, int64_t groups) {
+                   c10::optional<at::ScalarType> out_dtype, int64_t groups,
+                   std::string padding_mode) {
   check_weights(w);
   const c10::cuda::CUDAGuard guard(w.device());
-  const Args a = weight_args(w, x_size, stride, pad, dil, nhwc, has_bias, std::move(act),
-                             std::move(method), x_align, out_dtype, groups);
+  const Args a =
+      weight_args(w, x_size, stride, pad, dil, nhwc, has_bias, std::move(act), std::move(method),
+                  x_align, out_dtype, groups, std::move(padding_mode));
   return pack(*plan_of(w.scalar_type(), a), w);
 }
 
 std::string describe(const at::Tensor& w, c10::IntArrayRef x_size, c10::IntArrayRef stride,
                      c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc, bool has_bias,
                      std::string act, std::string method, int64_t x_align,
-                     c10::optional<at::ScalarType> out_dtype, int64_t groups) {
+                     c10::optional<at::ScalarType> out_dtype, int64_t groups,
+                     std::string padding_mode) {
   const c10::cuda::CUDAGuard guard(w.device());
-  const Args a = weight_args(w, x_size, stride, pad, dil, nhwc, has_bias, std::move(act),
-                             std::move(method), x_align, out_dtype, groups);
+  const Args a =
+      weight_args(w, x_size, stride, pad, dil, nhwc, has_bias, std::move(act), std::move(method),
+                  x_align, out_dtype, groups, std::move(padding_mode));
   return plan_of(w.scalar_type(), a)->describe();
 }
 
@@ -229,7 +250,8 @@ at::Tensor conv2d_packed(const at::Tensor& x, const at::Tensor& packed,
                          const c10::optional<at::Tensor>& bias, c10::IntArrayRef w_size,
                          c10::IntArrayRef stride, c10::IntArrayRef pad, c10::IntArrayRef dil,
                          bool nhwc, std::string act, std::string method, int64_t x_align,
-                         c10::optional<at::ScalarType> out_dtype, int64_t groups) {
+                         c10::optional<at::ScalarType> out_dtype, int64_t groups,
+                         std::string padding_mode) {
   TORCH_CHECK(w_size.size() == 4, "rdnaconv: w_size must have 4 dimensions");
   Args a{{},
          w_size,
@@ -242,7 +264,8 @@ at::Tensor conv2d_packed(const at::Tensor& x, const at::Tensor& packed,
          std::move(method),
          x_align,
          out_type_of(x.scalar_type(), out_dtype),
-         groups};
+         groups,
+         std::move(padding_mode)};
   check_input(x, bias, w_size[0], a);
   TORCH_CHECK(packed.is_cuda() && packed.device() == x.device(),
               "rdnaconv: packed weights not on x's device");
@@ -253,7 +276,7 @@ at::Tensor conv2d_packed(const at::Tensor& x, const at::Tensor& packed,
 at::Tensor conv2d(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias,
                   c10::IntArrayRef stride, c10::IntArrayRef pad, c10::IntArrayRef dil, bool nhwc,
                   std::string act, std::string method, c10::optional<at::ScalarType> out_dtype,
-                  int64_t groups) {
+                  int64_t groups, std::string padding_mode) {
   check_weights(w);
   TORCH_CHECK(w.device() == x.device() && w.scalar_type() == x.scalar_type(),
               "rdnaconv: w must be on x's device, in x's dtype");
@@ -268,7 +291,8 @@ at::Tensor conv2d(const at::Tensor& x, const at::Tensor& w, const c10::optional<
          std::move(method),
          16,
          out_type_of(x.scalar_type(), out_dtype),
-         groups};
+         groups,
+         std::move(padding_mode)};
   check_input(x, bias, w.size(0), a);
   const auto addr = reinterpret_cast<std::uintptr_t>(x.data_ptr());
   a.x_align = addr % 16 == 0 ? 16 : addr % 8 == 0 ? 8 : addr % 4 == 0 ? 4 : 2;
@@ -281,22 +305,24 @@ at::Tensor conv2d(const at::Tensor& x, const at::Tensor& w, const c10::optional<
 
 TORCH_LIBRARY(rdnaconv, m) {
   // padding is per side: [top, bottom, left, right]; nhwc: x (and y) are channels_last;
-  // groups: PyTorch's (w is [K, C / groups, R, S]; the library's grouped family runs G > 1)
+  // groups: PyTorch's (w is [K, C / groups, R, S]; the library's grouped family runs G > 1);
+  // padding_mode: nn.Conv2d's (zeros, reflect, replicate, circular; remapped inside the kernels)
   m.def(
       "prepack(Tensor w, int[] x_size, int[] stride, int[] padding, int[] dilation, bool nhwc, "
       "bool has_bias, str activation, str method, int x_align, ScalarType? out_dtype, int "
-      "groups=1) -> Tensor");
+      "groups=1, str padding_mode=\"zeros\") -> Tensor");
   m.def(
       "describe(Tensor w, int[] x_size, int[] stride, int[] padding, int[] dilation, bool nhwc, "
       "bool has_bias, str activation, str method, int x_align, ScalarType? out_dtype, int "
-      "groups=1) -> str");
+      "groups=1, str padding_mode=\"zeros\") -> str");
   m.def(
       "conv2d_packed(Tensor x, Tensor packed, Tensor? bias, int[] w_size, int[] stride, "
       "int[] padding, int[] dilation, bool nhwc, str activation, str method, int x_align, "
-      "ScalarType? out_dtype, int groups=1) -> Tensor");
+      "ScalarType? out_dtype, int groups=1, str padding_mode=\"zeros\") -> Tensor");
   m.def(
       "conv2d(Tensor x, Tensor w, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
-      "bool nhwc, str activation, str method, ScalarType? out_dtype, int groups=1) -> Tensor");
+      "bool nhwc, str activation, str method, ScalarType? out_dtype, int groups=1, "
+      "str padding_mode=\"zeros\") -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(rdnaconv, CUDA, m) {

@@ -11,7 +11,9 @@ A swapped layer calls `torch.ops.rdnaconv.conv2d_packed` with weights packed onc
 version and input shape (an in-place weight update repacks). An input the library cannot take at
 run time (CPU tensor, other dtype, non-contiguous layout, ...) goes to F.conv2d, with one warning
 per layer and reason, never a wrong result. The layout is the tensor's memory format (NCHW or
-channels_last) unless convert(layout=...) forces one.
+channels_last) unless convert(layout=...) forces one. A layer's padding_mode (zeros, reflect,
+replicate, circular) goes to the library, which remaps the padded positions inside its kernels
+(no padded copy of x).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from torch.nn.modules.lazy import LazyModuleMixin
 
 DTYPES = (torch.float16, torch.bfloat16)
 LAYOUTS = ("auto", "nchw", "nhwc")
+PADDING_MODES = ("zeros", "reflect", "replicate", "circular")  # nn.Conv2d's, all in the library
 
 
 class Backend:
@@ -50,13 +53,15 @@ class Backend:
                 has_bias: bool, x_align: int) -> torch.Tensor:
         return torch.ops.rdnaconv.prepack(w, list(x_size), list(conv.stride), list(conv.padding),
                                           list(conv.dilation), nhwc, has_bias, conv.activation,
-                                          conv.method, x_align, conv.out_dtype, conv.groups)
+                                          conv.method, x_align, conv.out_dtype, conv.groups,
+                                          conv.padding_mode)
 
     def describe(self, w: torch.Tensor, x_size: Sequence[int], conv: "ConvArgs", nhwc: bool,
                  has_bias: bool, x_align: int) -> str:
         return torch.ops.rdnaconv.describe(w, list(x_size), list(conv.stride), list(conv.padding),
                                            list(conv.dilation), nhwc, has_bias, conv.activation,
-                                           conv.method, x_align, conv.out_dtype, conv.groups)
+                                           conv.method, x_align, conv.out_dtype, conv.groups,
+                                           conv.padding_mode)
 
     def conv2d_packed(self, x: torch.Tensor, packed: torch.Tensor, bias: Optional[torch.Tensor],
                       w_size: Sequence[int], conv: "ConvArgs", nhwc: bool,
@@ -64,13 +69,13 @@ class Backend:
         return torch.ops.rdnaconv.conv2d_packed(x, packed, bias, list(w_size), list(conv.stride),
                                                 list(conv.padding), list(conv.dilation), nhwc,
                                                 conv.activation, conv.method, x_align,
-                                                conv.out_dtype, conv.groups)
+                                                conv.out_dtype, conv.groups, conv.padding_mode)
 
     def conv2d(self, x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
                conv: "ConvArgs", nhwc: bool) -> torch.Tensor:
         return torch.ops.rdnaconv.conv2d(x, w, bias, list(conv.stride), list(conv.padding),
                                          list(conv.dilation), nhwc, conv.activation, conv.method,
-                                         conv.out_dtype, conv.groups)
+                                         conv.out_dtype, conv.groups, conv.padding_mode)
 
 
 def out_size(x_size: Sequence[int], w_size: Sequence[int], stride: Sequence[int],
@@ -97,11 +102,12 @@ def _register_fakes() -> None:
 
     @reg("rdnaconv::conv2d_packed")
     def _(x, packed, bias, w_size, stride, padding, dilation, nhwc, activation, method, x_align,
-          out_dtype, groups=1):
+          out_dtype, groups=1, padding_mode="zeros"):
         return fake_y(x, w_size, stride, padding, dilation, nhwc, out_dtype)
 
     @reg("rdnaconv::conv2d")
-    def _(x, w, bias, stride, padding, dilation, nhwc, activation, method, out_dtype, groups=1):
+    def _(x, w, bias, stride, padding, dilation, nhwc, activation, method, out_dtype, groups=1,
+          padding_mode="zeros"):
         return fake_y(x, w.shape, stride, padding, dilation, nhwc, out_dtype)
     # prepack has none: its size is the plan's (host arithmetic in C++), and it runs outside
     # graphs (once per weight version, cached by the swapped forward).
@@ -120,6 +126,7 @@ class ConvArgs:
     method: str = "auto"  # a library method name forces it (the plan refuses what it cannot run)
     out_dtype: Optional[torch.dtype] = None  # None: the input's; float16, bfloat16 or float32
     groups: int = 1  # PyTorch's groups (the library's grouped family runs groups > 1)
+    padding_mode: str = "zeros"  # nn.Conv2d's: zeros, reflect, replicate, circular
 
 
 def conv_args(conv: nn.Conv2d, method: str = "auto") -> ConvArgs:
@@ -135,7 +142,8 @@ def conv_args(conv: nn.Conv2d, method: str = "auto") -> ConvArgs:
     else:
         ph, pw = conv.padding
         pad = (ph, ph, pw, pw)
-    return ConvArgs(tuple(conv.stride), pad, (dh, dw), method=method, groups=conv.groups)
+    return ConvArgs(tuple(conv.stride), pad, (dh, dw), method=method, groups=conv.groups,
+                    padding_mode=conv.padding_mode)
 
 
 def eligible(conv: nn.Module) -> Tuple[bool, str]:
@@ -144,11 +152,8 @@ def eligible(conv: nn.Module) -> Tuple[bool, str]:
         return False, "not an nn.Conv2d"
     if conv.weight.dtype not in DTYPES:
         return False, f"weight dtype {conv.weight.dtype} (rdnaconv takes float16 and bfloat16)"
-    if conv.padding_mode != "zeros":
-        # the library has reflect / replicate / circular, but its automatic plans refuse them
-        # until their remap kernels pass the device suite (docs/ROUTER.md)
-        return False, (f"padding_mode={conv.padding_mode!r} (rdnaconv's automatic plans take zeros "
-                       "padding only for now)")
+    if conv.padding_mode not in PADDING_MODES:
+        return False, f"padding_mode={conv.padding_mode!r} (rdnaconv takes {', '.join(PADDING_MODES)})"
     if conv.bias is not None and conv.bias.dtype != conv.weight.dtype:
         return False, f"bias dtype {conv.bias.dtype} differs from the weight's"
     return True, ""
@@ -165,11 +170,30 @@ def runtime_reason(conv: nn.Conv2d, x: torch.Tensor, layout: str) -> str:
     if layout == "auto" and not (x.is_contiguous() or
                                  x.is_contiguous(memory_format=torch.channels_last)):
         return "input neither contiguous NCHW nor channels_last"
+    why = pad_reason(conv_args(conv), x.shape)
+    if why:
+        return why
     # the device last (the CPU tests' stand-in backend lets exactly these two through)
     if not x.is_cuda:
         return f"input on {x.device} (rdnaconv runs on the GPU)"
     if conv.weight.device != x.device:
         return "weight not on the input's device"
+    return ""
+
+
+def pad_reason(args: "ConvArgs", x_size: Sequence[int]) -> str:
+    """Why the padding mode cannot pad an input of this size ('' if it can): PyTorch's own limits
+    (F.pad), which the library's validation shares: reflect needs every pad < the axis' size,
+    circular every pad <= it."""
+    if args.padding_mode not in ("reflect", "circular"):
+        return ""
+    t, b, l, r = args.padding
+    h, w = x_size[2], x_size[3]
+    strict = args.padding_mode == "reflect"
+    for pad, size, axis in ((t, h, "H"), (b, h, "H"), (l, w, "W"), (r, w, "W")):
+        if pad > size or (strict and pad == size):
+            return (f"padding_mode={args.padding_mode!r} with a pad of {pad} on an input {axis} of "
+                    f"{size} ({'reflect needs pad < size' if strict else 'circular needs pad <= size'})")
     return ""
 
 
@@ -309,16 +333,18 @@ def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] =
            padding: Union[int, Sequence[int]] = 0,
            dilation: Union[int, Sequence[int]] = 1, groups: int = 1, *,
            activation: str = "none", out_dtype: Optional[torch.dtype] = None,
-           method: str = "auto") -> torch.Tensor:
-    """F.conv2d's arguments plus the fused activation and the output type, on rdnaconv (the
-    layout is x's memory format). padding: an int, (h, w), or per side (top, bottom, left,
-    right). The weights are packed into a temporary on every call (one extra kernel): for a
-    model, convert() caches the packing. Raises what the op raises (no fallback here)."""
+           method: str = "auto", padding_mode: str = "zeros") -> torch.Tensor:
+    """F.conv2d's arguments plus the fused activation, the output type and nn.Conv2d's
+    padding_mode, on rdnaconv (the layout is x's memory format). padding: an int, (h, w), or per
+    side (top, bottom, left, right). The weights are packed into a temporary on every call (one
+    extra kernel): for a model, convert() caches the packing. Raises what the op raises (no
+    fallback here)."""
     _check_groups(x, weight, groups)
     ok, why = backend.available()
     if not ok:
         raise RuntimeError(why)
-    args = _conv_args(stride, padding, dilation, activation, method, out_dtype, groups)
+    args = _conv_args(stride, padding, dilation, activation, method, out_dtype, groups,
+                      padding_mode)
     nhwc = _layout_of(x, "auto")
     if not x.is_contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format):
         x = x.contiguous()
@@ -388,13 +414,17 @@ def _check_groups(x: torch.Tensor, weight: torch.Tensor, groups: int) -> None:
 
 def _conv_args(stride: Union[int, Sequence[int]], padding: Union[int, Sequence[int]],
                dilation: Union[int, Sequence[int]], activation: str, method: str,
-               out_dtype: Optional[torch.dtype], groups: int = 1) -> ConvArgs:
+               out_dtype: Optional[torch.dtype], groups: int = 1,
+               padding_mode: str = "zeros") -> ConvArgs:
     pad = (padding,) * 4 if isinstance(padding, int) else tuple(int(v) for v in padding)
     if len(pad) == 2:
         pad = (pad[0], pad[0], pad[1], pad[1])
     if len(pad) != 4:
         raise ValueError("padding: an int, (h, w) or (top, bottom, left, right)")
-    return ConvArgs(_pair(stride), pad, _pair(dilation), activation, method, out_dtype, groups)
+    if padding_mode not in PADDING_MODES:
+        raise ValueError(f"padding_mode must be one of {PADDING_MODES}, not {padding_mode!r}")
+    return ConvArgs(_pair(stride), pad, _pair(dilation), activation, method, out_dtype, groups,
+                    padding_mode)
 
 
 def prepack(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None,
@@ -402,7 +432,7 @@ def prepack(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] 
             padding: Union[int, Sequence[int]] = 0,
             dilation: Union[int, Sequence[int]] = 1, groups: int = 1, *,
             activation: str = "none", out_dtype: Optional[torch.dtype] = None,
-            method: str = "auto") -> PackedConv2d:
+            method: str = "auto", padding_mode: str = "zeros") -> PackedConv2d:
     """conv2d's arguments; plans for x's shape, memory format and alignment and packs the weights
     once. Returns a PackedConv2d: `plan(x2)` convolves any x2 of that shape, layout and (at
     least) alignment with no packing kernel, e.g. in a CUDA graph. Raises what the op raises."""
@@ -414,7 +444,7 @@ def prepack(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] 
     if not x.is_contiguous(memory_format=torch.channels_last if nhwc else torch.contiguous_format):
         raise ValueError("rdnaconv.prepack: x must be contiguous NCHW or channels_last")
     return PackedConv2d(x, weight, bias, _conv_args(stride, padding, dilation, activation, method,
-                                                    out_dtype, groups))
+                                                    out_dtype, groups, padding_mode))
 
 
 def revert(module: nn.Module) -> int:

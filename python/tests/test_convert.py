@@ -34,7 +34,8 @@ class FakeBackend:
         fmt = torch.channels_last if nhwc else torch.contiguous_format
         assert x.is_contiguous(memory_format=fmt)
         t, b, l, r = conv.padding
-        xp = F.pad(x.double(), (l, r, t, b))
+        mode = "constant" if conv.padding_mode == "zeros" else conv.padding_mode
+        xp = F.pad(x.double(), (l, r, t, b), mode=mode)
         assert x.shape[1] == w_size[1] * conv.groups
         y = F.conv2d(xp, packed.double(), None if bias is None else bias.double(),
                      stride=conv.stride, dilation=conv.dilation, groups=conv.groups)
@@ -72,7 +73,7 @@ def model(dtype=torch.bfloat16):
         nn.ReLU(),
         nn.Conv2d(16, 16, 1, bias=False),
         nn.Conv2d(16, 8, 3, stride=2, padding=1, groups=2),          # grouped: swapped
-        nn.Conv2d(8, 8, 3, padding=1, padding_mode="circular"),     # circular: skipped
+        nn.Conv2d(8, 8, 3, padding=1, padding_mode="circular"),     # circular: swapped
         nn.Conv2d(8, 8, 4, padding="same", dilation=2),             # asymmetric "same"
     ).to(dtype)
     return m.eval()
@@ -83,11 +84,11 @@ def test_eligibility_and_report(fake):
     m.add_module("fp32", nn.Conv2d(8, 8, 1).float())
     m.add_module("dw", nn.Conv2d(8, 8, 3, padding=1, groups=8).to(torch.bfloat16))  # depthwise
     report = rt.convert(m)
-    assert report.swapped == ["0", "2", "3", "5", "dw"]
+    assert report.swapped == ["0", "2", "3", "4", "5", "dw"]
     skipped = dict(report.skipped)
-    assert "circular" in skipped["4"]
     assert "torch.float32" in skipped["fp32"]
-    assert "5 Conv2d swapped, 2 skipped" in str(report)
+    assert "6 Conv2d swapped, 1 skipped" in str(report)
+    assert m[4].forward.args.padding_mode == "circular"  # the layer's mode goes to the op
     again = rt.convert(m)
     assert again.swapped == [] and dict(again.skipped)["0"] == "already converted"
 
@@ -104,7 +105,7 @@ def test_swapped_model_matches_pytorch(fake, memory_format):
     assert got.shape == want.shape
     # bf16 after every layer: a few bf16 ulps of the float64 reference
     assert torch.allclose(got.double(), want, rtol=5e-2, atol=5e-2)
-    assert fake.runs == 4 and all(s["fallback"] == 0 for s in rt.stats(m).values())
+    assert fake.runs == 5 and all(s["fallback"] == 0 for s in rt.stats(m).values())
     assert m[3].forward.args.groups == 2  # the grouped layer passes its groups to the op
     with torch.no_grad():  # a swapped layer's output keeps the input's memory format
         assert m[0](x).is_contiguous(memory_format=memory_format)
@@ -117,17 +118,17 @@ def test_packs_once_and_repacks_after_an_inplace_update(fake):
     with torch.no_grad():
         m(x)
         m(x)
-        assert fake.prepacks == 4  # four swapped layers, packed once each
+        assert fake.prepacks == 5  # five swapped layers, packed once each
         y0 = m[0](x)
         m[0].weight.add_(1.0)  # in place: the weight's version changes
         y1 = m[0](x)
         want = F.conv2d(x.double(), m[0].weight.double(), m[0].bias.double(), padding=1)
-    assert fake.prepacks == 5
+    assert fake.prepacks == 6
     assert not torch.equal(y0, y1)
     assert torch.allclose(y1.double(), want, rtol=2e-2, atol=2e-2)
     with torch.no_grad():
         m(torch.randn(1, 8, 14, 14).to(torch.bfloat16))  # another shape: every layer repacks
-    assert fake.prepacks == 9
+    assert fake.prepacks == 11
 
 
 def test_fallback_warns_once_per_reason_and_is_exact(fake):
@@ -166,7 +167,7 @@ def test_fallback_warns_once_per_reason_and_is_exact(fake):
 def test_revert(fake):
     m = model()
     rt.convert(m)
-    assert rt.revert(m) == 4
+    assert rt.revert(m) == 5
     assert rt.stats(m) == {}
 
 
@@ -212,7 +213,7 @@ def test_channels_last_model_packs_oihw_weights_once(fake, memory_format):
     with torch.no_grad():
         for _ in range(3):
             m(x)
-    assert len(packed) == 4 and fake.runs == 12
+    assert len(packed) == 5 and fake.runs == 15
 
 
 def test_functional_conv2d(fake):
@@ -253,7 +254,7 @@ def test_describe(fake):
         assert rt.describe(m[0], x) == "fake plan nhwc=False method=general x_align=16"
         assert rt.describe(m[0], x.float()).startswith("F.conv2d (fallback: input dtype")
     with pytest.raises(ValueError, match="not converted"):
-        rt.describe(m[4], x)  # circular padding: skipped
+        rt.describe(nn.Conv2d(8, 8, 1).to(torch.bfloat16), x)
 
 
 def test_prepack_packs_once_and_refuses_other_inputs(fake):
@@ -283,3 +284,60 @@ def test_prepack_packs_once_and_refuses_other_inputs(fake):
     assert pg.args.groups == 2
     assert torch.allclose(pg(x).double(), F.conv2d(x.double(), wg.double(), padding=1, groups=2),
                           rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
+def test_padding_modes_swap_and_match_pytorch(fake, mode, memory_format):
+    """nn.Conv2d's padding_mode goes to the op (the library remaps inside its kernels); a pad
+    the mode cannot take at run time (reflect: pad >= size) falls back to the layer's own
+    forward, which raises PyTorch's error: never a result from the library."""
+    torch.manual_seed(2)
+    m = nn.Sequential(
+        nn.Conv2d(4, 6, 3, padding=1, padding_mode=mode),
+        nn.Conv2d(6, 6, 5, stride=2, padding=2, padding_mode=mode),
+        nn.Conv2d(6, 4, 4, padding="same", dilation=2, padding_mode=mode),  # asymmetric pads
+    ).to(torch.bfloat16).eval()
+    ref = nn.Sequential(*[nn.Conv2d(c.in_channels, c.out_channels, c.kernel_size, c.stride,
+                                    c.padding, c.dilation, padding_mode=mode) for c in m])
+    ref.load_state_dict(m.state_dict())
+    report = rt.convert(m)
+    assert report.swapped == ["0", "1", "2"] and not report.skipped
+    assert all(c.forward.args.padding_mode == mode for c in m)
+    assert m[2].forward.args.padding == (3, 3, 3, 3)
+    x = torch.randn(2, 4, 11, 9).to(torch.bfloat16).contiguous(memory_format=memory_format)
+    with torch.no_grad():
+        got = m(x)
+        want = ref.double()(x.double())
+    assert torch.allclose(got.double(), want, rtol=5e-2, atol=5e-2)
+    assert fake.runs == 3
+    # reflect needs pad < size: a 2x2 input under pad 2 falls back (and PyTorch raises there)
+    tiny = torch.randn(1, 4, 2, 2).to(torch.bfloat16)
+    conv = nn.Conv2d(4, 4, 5, padding=2, padding_mode=mode).to(torch.bfloat16)
+    rt.convert(conv)
+    with warnings.catch_warnings(record=True) as w, torch.no_grad():
+        warnings.simplefilter("always")
+        try:
+            conv(tiny)
+        except RuntimeError:
+            pass
+    fell_back = [str(e.message) for e in w if "falls back" in str(e.message)]
+    if mode == "reflect":
+        assert len(fell_back) == 1 and "reflect needs pad < size" in fell_back[0]
+        assert rt.stats(conv)[""] == {"rdnaconv": 0, "fallback": 1}
+    else:  # replicate takes any pad, circular pad <= size: the library runs it
+        assert not fell_back and rt.stats(conv)[""]["rdnaconv"] == 1
+
+
+def test_padding_mode_of_the_functional_ops(fake):
+    x = torch.randn(1, 3, 7, 8).to(torch.float16)
+    w = torch.randn(4, 3, 3, 3).to(torch.float16)
+    y = rt.conv2d(x, w, padding=(1, 2, 0, 1), padding_mode="reflect")
+    want = F.conv2d(F.pad(x.double(), (0, 1, 1, 2), mode="reflect"), w.double())
+    assert torch.allclose(y.double(), want, rtol=1e-2, atol=1e-2)
+    plan = rt.prepack(x, w, None, 1, 1, padding_mode="circular")
+    assert plan.args.padding_mode == "circular"
+    want = F.conv2d(F.pad(x.double(), (1, 1, 1, 1), mode="circular"), w.double())
+    assert torch.allclose(plan(x).double(), want, rtol=1e-2, atol=1e-2)
+    with pytest.raises(ValueError, match="padding_mode"):
+        rt.conv2d(x, w, padding=1, padding_mode="mirror")

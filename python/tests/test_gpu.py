@@ -125,6 +125,49 @@ def test_grouped_matches_reference(shape, fmt, dtype):
         assert torch.equal(conv(xs), y)
 
 
+# (N, C, H, W, K, R, stride, padding (t, b, l, r), groups): nn.Conv2d's padding modes (issue 17,
+# routed from the eighth session): the VAE 3x3 (nhwc3x3 / cblocked3x3), the K = 3 output conv
+# (the thin row's remap), the C = 3 stem and a 1x1 with padding (general), depthwise (grouped)
+PADDED = [
+    (1, 32, 18, 20, 48, 3, 1, (1, 1, 1, 1), 1),
+    (1, 64, 12, 12, 3, 3, 1, (1, 1, 1, 1), 1),
+    (2, 3, 23, 21, 16, 7, 2, (3, 3, 3, 3), 1),
+    (1, 16, 9, 10, 24, 1, 1, (1, 0, 2, 1), 1),
+    (1, 24, 11, 13, 24, 3, 2, (1, 1, 1, 1), 24),
+]
+
+
+@pytest.mark.parametrize("shape", PADDED, ids=lambda s: "N{}C{}H{}W{}K{}R{}s{}g{}".format(*s[:7], s[8]))
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("fmt", FORMATS, ids=["nchw", "nhwc"])
+def test_padding_modes_match_reference(shape, mode, fmt):
+    """padding_mode through the op and through convert(), bit for bit on integer data against
+    F.pad + F.conv2d in float64 (written in the eighth session, not yet run on a GPU: the
+    device time went to the library's own device suite)."""
+    dtype = torch.bfloat16
+    n, c, h, w_, k, r, s, (t, b, l, rr), grp = shape
+    g = torch.Generator(device="cuda").manual_seed(hash((shape, mode)) % 2**31)
+    x, w, bias = ints(n, c, h, w_, gen=g), ints(k, c // grp, r, r, gen=g), ints(k, gen=g)
+    xs = x.to(dtype).contiguous(memory_format=fmt)
+    y = rt.conv2d(xs, w.to(dtype), bias.to(dtype), stride=s, padding=(t, b, l, rr), groups=grp,
+                  padding_mode=mode)
+    want = F.conv2d(F.pad(x, (l, rr, t, b), mode=mode), w, bias, stride=s, groups=grp)
+    assert y.is_contiguous(memory_format=fmt)
+    assert torch.equal(y, want.to(dtype))
+    plan = torch.ops.rdnaconv.describe(w.to(dtype), list(xs.shape), [s, s], [t, b, l, rr], [1, 1],
+                                       fmt == torch.channels_last, True, "none", "auto", 16,
+                                       dtype, grp, mode)
+    assert "remap>" in plan and "not device-tested" not in plan, plan
+    if t == b and l == rr:  # nn.Conv2d pads symmetrically
+        conv = nn.Conv2d(c, k, r, stride=s, padding=(t, l), groups=grp,
+                         padding_mode=mode).to("cuda", dtype)
+        with torch.no_grad():
+            conv.weight.copy_(w.to(dtype))
+            conv.bias.copy_(bias.to(dtype))
+            assert rt.convert(conv).swapped == ["<root>"]
+            assert torch.equal(conv(xs), y)
+
+
 def small_model(dtype, fmt):
     torch.manual_seed(0)
     m = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.SiLU(), nn.Conv2d(32, 32, 1),
