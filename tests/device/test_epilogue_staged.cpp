@@ -4,6 +4,8 @@
 /// are not 16-byte aligned, so the runs of 8 go element by element, beside the aligned y; f32 and
 /// 16-bit outputs; K and P*Q that are and are not multiples of 8. Integer data, so every direct
 /// method equals the host reference bit for bit; the bytes before and after y keep their poison.
+/// Through the harness's per-configuration plan (check_entry(...).plan_run): this unit
+/// instantiates no Plan of its own.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,7 +13,6 @@
 
 #include "common/check.hpp"
 #include "common/dev_buf.hpp"
-#include "rdnaconv/conv2d.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
 
 using namespace rdnaconv;
@@ -30,7 +31,6 @@ struct StagedCase {
 enum class Epi { plain, bias_relu, residual_in_place };
 
 /// One run: y at `offset` elements past a 256-byte aligned base (z, for the residual, is y).
-template <class L>
 void run_case(const StagedCase& c, DType out, Epi epi, int offset) {
   const Conv2dProblem& p = c.p;
   constexpr DType kT = DType::bf16;
@@ -52,7 +52,9 @@ void run_case(const StagedCase& c, DType out, Epi epi, int offset) {
       reinterpret_cast<std::uint16_t*>(hz.data())[i] = detail::float_to_bits(out, v);
   }
 
-  Conv2dOptions o;
+  PlanRun r;
+  r.p = p;
+  Conv2dOptions& o = r.o;
   o.method = c.m;
   o.out_type = out;
   if (epi != Epi::plain) {
@@ -65,30 +67,32 @@ void run_case(const StagedCase& c, DType out, Epi epi, int offset) {
     o.alpha = 2.f;
     o.beta = 0.5f;
   }
-  Plan<bf16_t, L> plan;
-  const Status cs = Plan<bf16_t, L>::create(plan, p, o);
-  ASSERT_TRUE(cs.ok()) << cs.message();
-  const std::string what = plan.describe();
+  // through the harness's plan for (bf16, layout, native atom)
+  const CheckEntry entry = check_entry(kT, c.l, AtomKind::native);
+  ASSERT_NE(entry.plan_run, nullptr);
 
   constexpr std::size_t kGuard = 4096;  // bytes of poison before and after y
   const std::size_t y_bytes = std::size_t(p.y_elems()) * eb;
   DevBuf dx(hx.size() * 2), dw(hw.size() * 2), db(hb.size() * 4),
-      dy(kGuard + offset * eb + y_bytes + kGuard), pk(plan.packed_weight_bytes()),
-      ws(plan.workspace_bytes());
-  ASSERT_TRUE(dx.p && dw.p && db.p && dy.p && pk.p);
-  if (plan.workspace_bytes()) ASSERT_TRUE(ws.p);
+      dy(kGuard + offset * eb + y_bytes + kGuard);
+  ASSERT_TRUE(dx.p && dw.p && db.p && dy.p);
   auto* y = static_cast<std::uint8_t*>(dy.p) + kGuard + offset * eb;
   RT_OK(rt::memcpy_h2d(dx.p, hx.data(), hx.size() * 2));
   RT_OK(rt::memcpy_h2d(dw.p, hw.data(), hw.size() * 2));
   RT_OK(rt::memcpy_h2d(db.p, hb.data(), hb.size() * 4));
   RT_OK(rt::memset(dy.p, 0x5a, kGuard + offset * eb + y_bytes + kGuard));
   if (epi == Epi::residual_in_place) RT_OK(rt::memcpy_h2d(y, hz.data(), y_bytes));
-  ASSERT_TRUE(plan.prepack(static_cast<const bf16_t*>(dw.p), pk.p).ok());
-  const Status rs =
-      plan.run(static_cast<const bf16_t*>(dx.p), pk.p, epi != Epi::plain ? db.p : nullptr, y, ws.p,
-               plan.workspace_bytes(), nullptr, epi == Epi::residual_in_place ? y : nullptr);
+  PlanScratch scratch(0);  // the packed weights and the workspace, grown by plan_run
+  scratch.attach(r);
+  r.x = dx.p;
+  r.w = dw.p;
+  r.bias = epi != Epi::plain ? db.p : nullptr;
+  r.y = y;
+  r.z = epi == Epi::residual_in_place ? y : nullptr;
+  const Status rs = entry.plan_run(r);  // prepack, run, synchronize
   ASSERT_TRUE(rs.ok()) << rs.message();
-  RT_OK(rt::synchronize());
+  const std::string what = std::string(to_string(r.ran)) + " [" + r.kernels + "] tile " + r.tile;
+  ASSERT_EQ(r.ran, c.m) << what;
   std::vector<std::uint8_t> got(kGuard + offset * eb + y_bytes + kGuard);
   RT_OK(rt::memcpy_d2h(got.data(), dy.p, got.size()));
   for (std::size_t i = 0; i < kGuard + offset * eb; ++i)
@@ -143,10 +147,7 @@ TEST(StagedEpilogue, UnalignedOutputsAndEveryRunShape) {
           SCOPED_TRACE(std::string(to_string(c.m)) + " " + to_string(c.l) +
                        " out=" + to_string(out) + " epi=" + std::to_string(int(epi)) +
                        " y offset=" + std::to_string(offset) + " " + detail::describe(c.p));
-          if (c.l == LayoutKind::nhwc)
-            run_case<NHWC>(c, out, epi, offset);
-          else
-            run_case<NCHW>(c, out, epi, offset);
+          run_case(c, out, epi, offset);
           if (::testing::Test::HasFatalFailure()) return;
         }
 }

@@ -7,15 +7,16 @@
 ///   adversarial (large magnitudes, alternating signs): ratio <= 2 x 256 = 512 (256 = (48/3)^2,
 ///                the worst-case L1 amplification at Y[3][3])
 /// and never a NaN or Inf where the direct convolution has none. The per-element deterministic
-/// bound is checked by the family suite (test_families.cpp, RealData) and the CLI.
+/// bound is checked by the family suite (test_families.cpp, RealData) and the CLI. Through the
+/// harness's per-configuration plan (check_entry(...).plan_run): no Plan instantiated here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "common/check.hpp"
-#include "rdnaconv/conv2d.hpp"
 #include "rdnaconv/reference/device_conv.hpp"
 
 using namespace rdnaconv;
@@ -30,9 +31,7 @@ struct Errors {
   int nonfinite = 0;
 };
 
-template <class T>
-void measure(const Conv2dProblem& p, DataKind kind, Method method, Errors& out) {
-  constexpr DType dt = dtype_of<T>();
+void measure(DType dt, const Conv2dProblem& p, DataKind kind, Method method, Errors& out) {
   std::mt19937 g(7);
   std::uniform_real_distribution<float> u(0.f, 1.f);
   const double crs = double(p.c * 9);
@@ -49,22 +48,27 @@ void measure(const Conv2dProblem& p, DataKind kind, Method method, Errors& out) 
   std::vector<double> exact;
   reference::host_conv2d_exact(p, LayoutKind::nhwc, dt, hx.data(), hw.data(), {}, exact);
 
-  Conv2dOptions o;
-  o.method = method;
-  Plan<T, NHWC> plan;
-  ASSERT_TRUE((Plan<T, NHWC>::create(plan, p, o).ok()));
-  void *dx, *dw, *pk, *ws, *dy, *dn;
+  // through the harness's plan for (T, NHWC, native atom)
+  const CheckEntry entry = check_entry(dt, LayoutKind::nhwc, AtomKind::native);
+  ASSERT_NE(entry.plan_run, nullptr);
+  PlanRun r;
+  r.p = p;
+  r.o.method = method;
+  PlanScratch scratch(0);  // the packed weights and the workspace, grown by plan_run
+  scratch.attach(r);
+  void *dx, *dw, *dy, *dn;
   RT_OK(rt::malloc(&dx, hx.size() * 2));
   RT_OK(rt::malloc(&dw, hw.size() * 2));
-  RT_OK(rt::malloc(&pk, plan.packed_weight_bytes()));
-  RT_OK(rt::malloc(&ws, plan.workspace_bytes()));
   RT_OK(rt::malloc(&dy, p.y_elems() * 2));
   RT_OK(rt::malloc(&dn, p.y_elems() * 2));
   RT_OK(rt::memcpy_h2d(dx, hx.data(), hx.size() * 2));
   RT_OK(rt::memcpy_h2d(dw, hw.data(), hw.size() * 2));
-  ASSERT_TRUE(plan.prepack(static_cast<const T*>(dw), pk).ok());
-  ASSERT_TRUE(
-      plan.run(static_cast<const T*>(dx), pk, nullptr, dy, ws, plan.workspace_bytes()).ok());
+  r.x = dx;
+  r.w = dw;
+  r.y = dy;
+  const Status rs = entry.plan_run(r);  // prepack, run, synchronize
+  ASSERT_TRUE(rs.ok()) << rs.message();
+  ASSERT_EQ(r.ran, method);
   ASSERT_TRUE(
       reference::device_conv2d(p, dt, LayoutKind::nhwc, dx, dw, {}, nullptr, dn, nullptr).ok());
   std::vector<std::uint16_t> y(p.y_elems()), n(p.y_elems());
@@ -81,14 +85,11 @@ void measure(const Conv2dProblem& p, DataKind kind, Method method, Errors& out) 
   out.naive_rms = std::sqrt(en / double(y.size()));
   RT_OK(rt::free(dx));
   RT_OK(rt::free(dw));
-  RT_OK(rt::free(pk));
-  RT_OK(rt::free(ws));
   RT_OK(rt::free(dy));
   RT_OK(rt::free(dn));
 }
 
-template <class T>
-void check_kind(DataKind kind, double multiple) {
+void check_kind(DType dt, DataKind kind, double multiple) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const Conv2dProblem shapes[2] = {make_problem(1, 64, 20, 20, 32, 3, 3, 1, 1),
                                    make_problem(2, 256, 9, 13, 16, 3, 3, 1, 1)};
@@ -96,7 +97,7 @@ void check_kind(DataKind kind, double multiple) {
     const Method m = i < 2 ? Method::winograd : Method::winograd_fused;  // both variants
     const Conv2dProblem& p = shapes[i % 2];
     Errors e;
-    measure<T>(p, kind, m, e);
+    measure(dt, p, kind, m, e);
     EXPECT_EQ(e.nonfinite, 0);
     ASSERT_GT(e.naive_rms, 0.0);
     const double ratio = e.wino_rms / e.naive_rms;
@@ -108,22 +109,22 @@ void check_kind(DataKind kind, double multiple) {
     std::printf(
         "[ numerics ] %s %s %s C=%lld: winograd rms err %.3g, naive %.3g, ratio %.2f (limit "
         "%.1f)\n",
-        to_string(m), to_string(dtype_of<T>()), to_string(kind), (long long)p.c, e.wino_rms,
-        e.naive_rms, ratio, multiple);
+        to_string(m), to_string(dt), to_string(kind), (long long)p.c, e.wino_rms, e.naive_rms,
+        ratio, multiple);
   }
 }
 
 }  // namespace
 
 TEST(WinogradNumerics, Fp16Random) {
-  check_kind<fp16_t>(DataKind::real, 30.5);
+  check_kind(DType::f16, DataKind::real, 30.5);
 }
 TEST(WinogradNumerics, Bf16Random) {
-  check_kind<bf16_t>(DataKind::real, 30.5);
+  check_kind(DType::bf16, DataKind::real, 30.5);
 }
 TEST(WinogradNumerics, Fp16Adversarial) {
-  check_kind<fp16_t>(DataKind::adversarial, 512);
+  check_kind(DType::f16, DataKind::adversarial, 512);
 }
 TEST(WinogradNumerics, Bf16Adversarial) {
-  check_kind<bf16_t>(DataKind::adversarial, 512);
+  check_kind(DType::bf16, DataKind::adversarial, 512);
 }
