@@ -5,7 +5,8 @@
 /// more blocks of work than the 2^20 they launch) and, on a Hopper GPU, the TMA family (its
 /// N = 2 case puts the second image past 2^31 elements), checked
 /// against the device reference on a seeded sample of 2^22 outputs plus the first and last
-/// 4096 (integer data: bitwise). Needs about 14 GB of device memory; skipped without a GPU.
+/// 4096 (integer data: bitwise), and the TMA family's tall block likewise. Needs about 14 GB
+/// of device memory; skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include "common/check.hpp"
@@ -14,7 +15,8 @@ using namespace rdnaconv;
 using namespace rdnaconv::testing;
 
 namespace {
-void check_big(Method m, LayoutKind l, const Conv2dProblem& p, DType t = DType::f16) {
+void check_big(Method m, LayoutKind l, const Conv2dProblem& p, DType t = DType::f16,
+               TileChoice tile = TileChoice::automatic) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   if (!method_runs_here(m, AtomKind::native))
     GTEST_SKIP() << to_string(m) << " does not run on this GPU's tile table";
@@ -23,6 +25,7 @@ void check_big(Method m, LayoutKind l, const Conv2dProblem& p, DType t = DType::
   CheckRequest rq;
   rq.c = {"over 2^31 elements", p};
   rq.method = m;
+  rq.tile = tile;
   rq.data = DataKind::ints;
   rq.seed = 31;
   rq.variants = {Variant{Activation::relu, true, DType::f32, DType::same}};
@@ -61,4 +64,11 @@ TEST(BigTensor, GroupedDepthwiseNchw) {
 TEST(BigTensor, Grouped32Nchw) {
   check_big(Method::grouped, LayoutKind::nchw,
             make_problem(1, 128, 4200, 4200, 128, 3, 3, 1, 1, 1, 32));
+}
+// hopper_tma's tall block (256 x 128, K <= 128; the router's choice for K = 128 at >= 256x256
+// outputs): N = 2, C = K = 128 at 2900² (x and y 2.15e9 elements each, the second image past
+// 2^31); forced with tile = tall so that it runs whatever the rule says. Not yet run on a GPU.
+TEST(BigTensor, HopperTallNhwc) {
+  check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 128, 3, 3, 1, 1),
+            DType::bf16, TileChoice::tall);
 }
