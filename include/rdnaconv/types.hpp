@@ -67,8 +67,9 @@ enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
 /// Which tile row a direct engine family (general, gemm1x1, the 3x3 families) runs
 /// (Conv2dOptions::tile): automatic (the plan's choice: the family's main tile, the thin row for
 /// K <= its filter block, the small row for small grids where the router's table says so), main
-/// (the family's own row, also for thin K), small (64 x 64 blocks, kernels/common/tiles.hpp);
-/// tall: the hopper_tma family's 256 x 128 block for K <= 128 (kernels/hopper/README.md).
+/// (the family's own row, also for thin K; hopper_tma's 128 x 128 block), small (64 x 64
+/// blocks, kernels/common/tiles.hpp); tall: the hopper_tma family's 256 x 128 block for
+/// K <= 128 (kernels/hopper/README.md), which automatic takes where the sm90 router's rule says.
 enum class TileChoice : std::uint8_t { automatic, main, small, tall };
 
 /// Architecture families that own a tile table.

@@ -42,8 +42,9 @@ struct Conv2dOptions {
   int split_k = 0;
   /// The tile (TileChoice): automatic (the default) or forced, for tests, benchmarks and users
   /// who measured their shape. main / small: a direct engine method's rows; forcing them on a
-  /// family with its own tiling (Winograd, hopper_tma, grouped) is refused with
-  /// method_not_applicable. tall: hopper_tma's 256 x 128 block (K <= 128), refused elsewhere.
+  /// family with its own tiling (Winograd, grouped; small on hopper_tma) is refused with
+  /// method_not_applicable. main on hopper_tma: its 128 x 128 block (the router's tall rule
+  /// off). tall: hopper_tma's 256 x 128 block (K <= 128), refused elsewhere.
   TileChoice tile = TileChoice::automatic;
 };
 
