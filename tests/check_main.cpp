@@ -273,13 +273,8 @@ int main(int argc, char** argv) {
           } else if (mode == "stability") {
             cases = random_cases(m == Method::automatic ? Method::general : m, l, a.seed + 9u, 5);
           } else if (mode == "padmodes") {
-            if (m == Method::automatic && !kPadModesRouted)  // automatic plans refuse the modes
-              coverage[name_of(m)].push_back(
-                  "padmodes: the router does not pick the remap "
-                  "kernels yet (kPadModesRouted)");
-            else
-              for (PadMode pm : {PadMode::reflect, PadMode::replicate, PadMode::circular})
-                for (const Case& c : cases_for(padmode_cases(pm), "padmodes")) cases.push_back(c);
+            for (PadMode pm : {PadMode::reflect, PadMode::replicate, PadMode::circular})
+              for (const Case& c : cases_for(padmode_cases(pm), "padmodes")) cases.push_back(c);
           } else {  // models
             for (int n : {1, 2})
               for (const Case& c : cases_for(model_cases(n), "models")) {

@@ -306,11 +306,6 @@ inline std::string describe_plan(const PlanDesc& d) {
   const kernels::TileConfig t = kernels::tile_of(d.tiles, d.tile);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  if (d.tile == kernels::TileKind::small && !kSmallTileDeviceTested)
-    s += " (small tile: not device-tested)";
-  if (d.method == Method::hopper_tma && d.options.tile == TileChoice::tall &&
-      !kHopperTallDeviceTested)
-    s += " (tall block: not device-tested)";
   const std::string own = plan_own_tile(d);
   if (!own.empty())
     s += " tile=" + own;

@@ -17,25 +17,6 @@ using kernels::winograd_tiles;
 
 inline constexpr std::int64_t kNoLimit = std::int64_t(1) << 60;
 
-/// Whether an automatic plan may run a padding mode other than zeros: yes since the eighth
-/// session (2026-12-07), when the remap kernels (general, nhwc3x3, cblocked3x3, grouped; main
-/// tile and thin row) passed the PadModes device suite on an H100 with the native atom and both
-/// emulated RDNA atoms (docs/TESTING.md); before that only a forced plan ran them.
-inline constexpr bool kPadModesRouted = true;
-
-/// The small tile row (kernels/common/tiles.hpp, ArchTiles::small; Conv2dOptions::tile): the
-/// SmallTile / SmallTileFamily device suite passed on an H100 (2026-12-07, eighth session) on
-/// the native atom (the sm80 / sm90 rows) and on the emulated gfx11 / gfx12 atoms (the RDNA
-/// rows' fragment layouts, as every RDNA kernel is checked: no AMD GPU has run it). The sm90
-/// table routes to it (small_below_sm_fraction, docs/ROUTER.md "Small tile"); the others do not
-/// (not measured).
-inline constexpr bool kSmallTileDeviceTested = true;
-
-/// hopper_tma's tall block (256 x 128, Conv2dOptions::tile = TileChoice::tall; version 4 of
-/// kernels/hopper/README.md): the HopperTall device suite passed on an H100 (2026-12-07, eighth
-/// session), so the sm90 table routes NHWC 3x3 layers with K = 128 to it (hopper_tall_min_k).
-inline constexpr bool kHopperTallDeviceTested = true;
-
 /// Thresholds of the router, one set per architecture family; where each number comes from is
 /// in docs/ROUTER.md: sm80's from the measured sweep on the H200; RDNA keeps the arithmetic
 /// argument (Winograd for large C, K and many tiles) since no AMD GPU is available to measure.
@@ -206,9 +187,8 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
 /// it: plan_desc.hpp sets Conv2dOptions::tile = TileChoice::tall).
 constexpr bool hopper_tall_routed(const Conv2dProblem& p, LayoutKind layout,
                                   const RouterThresholds& t) {
-  return kHopperTallDeviceTested && p.r == 3 && p.s == 3 && p.k >= t.hopper_tall_min_k &&
-         kernels::hopper_tall_fits(p) && p.c >= t.hopper_tall_min_c &&
-         p.gemm_m() >= t.hopper_tall_min_pixels &&
+  return p.r == 3 && p.s == 3 && p.k >= t.hopper_tall_min_k && kernels::hopper_tall_fits(p) &&
+         p.c >= t.hopper_tall_min_c && p.gemm_m() >= t.hopper_tall_min_pixels &&
          kernels::HopperTmaFamily::can_implement(p, layout);
 }
 

@@ -159,8 +159,10 @@ def eligible(conv: nn.Module) -> Tuple[bool, str]:
     return True, ""
 
 
-def runtime_reason(conv: nn.Conv2d, x: torch.Tensor, layout: str) -> str:
-    """Why this call cannot run on rdnaconv ('' if it can)."""
+def runtime_reason(conv: nn.Conv2d, x: torch.Tensor, layout: str,
+                   args: Optional["ConvArgs"] = None) -> str:
+    """Why this call cannot run on rdnaconv ('' if it can). args: the layer's ConvArgs where the
+    caller holds them (a swapped forward), else derived from the layer."""
     if x.dim() != 4:
         return f"input of {x.dim()} dimensions (rdnaconv takes N, C, H, W)"
     if x.dtype != conv.weight.dtype:
@@ -170,7 +172,7 @@ def runtime_reason(conv: nn.Conv2d, x: torch.Tensor, layout: str) -> str:
     if layout == "auto" and not (x.is_contiguous() or
                                  x.is_contiguous(memory_format=torch.channels_last)):
         return "input neither contiguous NCHW nor channels_last"
-    why = pad_reason(conv_args(conv), x.shape)
+    why = pad_reason(args if args is not None else conv_args(conv), x.shape)
     if why:
         return why
     # the device last (the CPU tests' stand-in backend lets exactly these two through)
@@ -237,7 +239,7 @@ class _Swapped:
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         conv = self.conv
-        why = runtime_reason(conv, x, self.layout)
+        why = runtime_reason(conv, x, self.layout, self.args)
         if why:
             return self.fallback(x, why)
         nhwc = _layout_of(x, self.layout)
@@ -259,7 +261,7 @@ class _Swapped:
 
     def describe(self, x: torch.Tensor) -> str:
         """What a call with x runs (the plan's describe()), or why it falls back."""
-        why = runtime_reason(self.conv, x, self.layout)
+        why = runtime_reason(self.conv, x, self.layout, self.args)
         if why:
             return f"F.conv2d (fallback: {why})"
         nhwc = _layout_of(x, self.layout)

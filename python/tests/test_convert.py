@@ -58,8 +58,8 @@ def fake(monkeypatch):
     # the stand-in runs on the CPU: let CPU inputs through the runtime check
     real = rt.runtime_reason
 
-    def cpu_ok(conv, x, layout):
-        why = real(conv, x, layout)
+    def cpu_ok(conv, x, layout, args=None):
+        why = real(conv, x, layout, args)
         return "" if why.startswith("input on cpu") or why == "weight not on the input's device" else why
 
     monkeypatch.setattr(rt, "runtime_reason", cpu_ok)

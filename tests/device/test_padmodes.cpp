@@ -16,7 +16,6 @@
 
 #include <cstring>
 #include <random>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -32,12 +31,11 @@ using namespace rdnaconv::testing;
 
 namespace {
 
-/// The modes with a remap kernel, and the methods that take them (the router too where
-/// kPadModesRouted is on, as it is from the eighth session).
+/// The modes with a remap kernel, and the methods that take them (the router too: the modes
+/// are routed from the eighth session).
 constexpr PadMode kModes[] = {PadMode::reflect, PadMode::replicate, PadMode::circular};
-constexpr Method kRoutedMethods[] = {Method::general, Method::nhwc3x3, Method::cblocked3x3,
-                                     Method::grouped, Method::automatic};
-constexpr std::span<const Method> kModeMethods{kRoutedMethods, kPadModesRouted ? 5u : 4u};
+constexpr Method kModeMethods[] = {Method::general, Method::nhwc3x3, Method::cblocked3x3,
+                                   Method::grouped, Method::automatic};
 
 struct Config {
   PadMode mode;

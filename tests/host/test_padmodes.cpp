@@ -312,7 +312,8 @@ TEST(PadModes, FamiliesTakeTheirModes) {
 }
 
 // The router sends a mode only to a family that implements it, on every table, both layouts,
-// both types; an automatic plan runs it (kPadModesRouted) on the family's main tile or thin
+// both types; an automatic plan runs it (routed since the eighth session) on the family's main
+// tile or thin
 // row, without split-K, and names the remap kernel.
 TEST(PadModes, RouterAndPlan) {
   const std::vector<Conv2dProblem> shapes = {
@@ -340,8 +341,7 @@ TEST(PadModes, RouterAndPlan) {
                         r == Method::grouped)
                 << to_string(r) << " " << describe(p);
           }
-          PlanDesc d;  // an automatic plan (kPadModesRouted: the remap kernels passed on a GPU)
-          static_assert(kPadModesRouted);
+          PlanDesc d;  // an automatic plan (the remap kernels passed on a GPU: routed)
           ASSERT_TRUE(plan(d, p, l, {}, t).ok()) << describe(p);
           EXPECT_TRUE(d.method == d.routed || d.method == Method::general) << describe(p);
           EXPECT_TRUE(can_implement(d.method, p, l)) << describe(p);
