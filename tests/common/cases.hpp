@@ -43,6 +43,12 @@ inline Conv2dProblem full_problem(std::int64_t n, std::int64_t c, std::int64_t h
   return with_pads(p, int(pad_top), int(pad_bottom), int(pad_left), int(pad_right));
 }
 
+/// p padded with mode m (the fuzz target's edge-list entries of padding-mode failures).
+inline Conv2dProblem with_pad_mode(Conv2dProblem p, PadMode m) {
+  p.pad_mode = m;
+  return p;
+}
+
 /// Each case says what it exercises; a method runs the cases it can implement.
 inline std::vector<Case> edge_cases() {
   return {
