@@ -3,7 +3,7 @@
 /// the vendor library, in one binary, same shapes, same run (Google Benchmark, manual time from
 /// device events).
 ///
-///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue|grouped|padmodes]
+///   rdnaconv_bench [--set=quick|full|sweep|smoke|residual|epilogue|grouped|padmodes|nchw1x1]
 ///   [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
 ///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
@@ -42,7 +42,9 @@
 /// C/G channels). --set=padmodes: the SD3.5 VAE's padded 3x3 layers at N1, bf16, both layouts,
 /// with a row per padding mode (pad_zeros, pad_reflect, pad_replicate, pad_circular), each on
 /// the family the router names for the non-zeros modes (forced: the modes are not routed yet),
-/// beside the router row (issue 17: a mode within 5% of zeros).
+/// beside the router row (issue 17: a mode within 5% of zeros). --set=nchw1x1: the 1x1 layers of
+/// ResNet-50 (N1, N32) and of both VAEs (N1) in bf16 NCHW with every method (--methods=all
+/// implied): gemm1x1's NCHW gather against cblocked1x1's repack (issue 14 item 5).
 /// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every layer of
 /// the model back to back on one stream, and the same sequence captured once and replayed as a
 /// graph. Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps
@@ -206,6 +208,11 @@ std::vector<BenchSet> sets(const std::string& which) {
             {"mobilenet_v2_224", 32, both_t, both_l}};
   if (which == "padmodes")  // issue 17's bar: a padding mode within 5% of zeros, same shape
     return {{"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3, false, false, false, false, true}};
+  if (which == "nchw1x1")  // issue 14 item 5: NCHW 1x1 layers, gemm1x1 against cblocked1x1
+    return {{"resnet50_224", 1, {DType::bf16}, {LayoutKind::nchw}, &is_1x1},
+            {"resnet50_224", 32, {DType::bf16}, {LayoutKind::nchw}, &is_1x1},
+            {"sd35_vae_512", 1, {DType::bf16}, {LayoutKind::nchw}, &is_1x1},
+            {"flux2_vae_1024", 1, {DType::bf16}, {LayoutKind::nchw}, &is_1x1}};
   if (which == "quick")  // the main job's default: about two minutes on an H200
     return {{"resnet50_224", 32, {DType::f16}, {LayoutKind::nhwc}, &is_1x1},
             {"sd35_vae_512", 1, {DType::bf16}, both_l, &is_3x3}};
@@ -1157,13 +1164,13 @@ int main(int argc, char** argv) {
     } else
       rest.push_back(argv[i]);
   }
-  if (g_opt.set == "sweep") g_opt.all_methods = true;
+  if (g_opt.set == "sweep" || g_opt.set == "nchw1x1") g_opt.all_methods = true;
   if (g_opt.set != "quick" && g_opt.set != "full" && g_opt.set != "sweep" && g_opt.set != "smoke" &&
       g_opt.set != "residual" && g_opt.set != "epilogue" && g_opt.set != "grouped" &&
-      g_opt.set != "padmodes") {
-    std::fprintf(
-        stderr,
-        "rdnaconv_bench: --set=quick|full|sweep|smoke|residual|epilogue|grouped|padmodes\n");
+      g_opt.set != "padmodes" && g_opt.set != "nchw1x1") {
+    std::fprintf(stderr,
+                 "rdnaconv_bench: "
+                 "--set=quick|full|sweep|smoke|residual|epilogue|grouped|padmodes|nchw1x1\n");
     return 2;
   }
   int devices = 0;

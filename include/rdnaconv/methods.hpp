@@ -104,7 +104,8 @@ struct FamilyList {
 using Families =
     FamilyList<kernels::GeneralFamily, kernels::Gemm1x1Family, kernels::Nhwc3x3Family,
                kernels::CBlocked3x3Family, kernels::Nchw3x3Family, kernels::WinogradFamily,
-               kernels::WinogradFusedFamily, kernels::HopperTmaFamily, kernels::GroupedFamily>;
+               kernels::WinogradFusedFamily, kernels::HopperTmaFamily, kernels::GroupedFamily,
+               kernels::CBlocked1x1Family>;
 
 inline constexpr std::array<MethodInfo, Families::size> kMethods = Families::rows();
 

@@ -51,6 +51,7 @@ enum class Method : std::uint8_t {
   winograd_fused,  ///< Winograd F(4x4, 3x3), output transform folded into the GEMM (no M)
   hopper_tma,      ///< NHWC on Hopper: TMA-fed, warp-specialized wgmma loop (sm_90a only)
   grouped,         ///< groups > 1 (grouped, depthwise): direct, no matrix atoms
+  cblocked1x1,     ///< 1x1 on a channel-blocked NCHWc repack of the input's read pixels (NCHW)
 };
 
 /// The Winograd variants (their results differ from the direct convolution by more rounding).
@@ -132,6 +133,8 @@ constexpr const char* to_string(Method m) {
       return "hopper_tma";
     case Method::grouped:
       return "grouped";
+    case Method::cblocked1x1:
+      return "cblocked1x1";
   }
   return "?";
 }

@@ -153,7 +153,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"activation", unsigned(o.activation), unsigned(Activation::sigmoid)},
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
-      {"method", unsigned(o.method), unsigned(Method::grouped)},
+      {"method", unsigned(o.method), unsigned(Method::cblocked1x1)},
       {"tile", unsigned(o.tile), unsigned(TileChoice::tall)},
   };
   for (const Field& f : fields)

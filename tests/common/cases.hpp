@@ -125,6 +125,12 @@ inline std::vector<Case> padmode_cases(PadMode m) {
                  limit(4))},
       {"depthwise dilation 100 pad 100 (NCHW strip over the shared-memory cap)",
        make_problem(1, 2, 120, 150, 2, 3, 3, 1, 100, 100, 2)},
+      {"1x1 stride 2 pad 1, odd sizes", make_problem(1, 24, 13, 15, 40, 1, 1, 2, 1)},
+      {"1x1, pads at the mode's limit on one side, 4x5 image",
+       with_pads(make_problem(1, 40, 4, 5, 24, 1, 1), limit(4), 0, 0, limit(5))},
+      {"1x1 stride 3 pad 1, C = 72 (a C_pad tail), K = 136, 2 images",
+       make_problem(2, 72, 10, 11, 136, 1, 1, 3, 1)},
+      {"1x1, pads 0/1/1/0", with_pads(make_problem(1, 16, 7, 9, 8, 1, 1), 0, 1, 1, 0)},
   };
   shapes.insert(shapes.end(), own.begin(), own.end());
   std::vector<Case> out;
@@ -140,7 +146,7 @@ inline std::vector<Case> padmode_cases(PadMode m) {
 /// Whether method `m` runs on layout `l` at all (the layout-bound 3x3 variants do not run on
 /// the other layout), probed with a plain 8x8 problem of its filter size (grouped: in 2 groups).
 inline bool method_runs_on(Method m, LayoutKind l) {
-  const int rs = m == Method::gemm1x1 ? 1 : 3;
+  const int rs = m == Method::gemm1x1 || m == Method::cblocked1x1 ? 1 : 3;
   const int groups = m == Method::grouped ? 2 : 1;
   return m == Method::automatic ||
          can_implement(m, make_problem(1, 8, 8, 8, 8, rs, rs, 1, rs / 2, 1, groups), l);
@@ -160,6 +166,17 @@ inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int
       case Method::gemm1x1:
         p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), 1, 1, u(1, 2), u(0, 1));
         break;
+      case Method::cblocked1x1: {
+        // strides up to 3 (the repack gathers the read pixels), asymmetric pads, a third of
+        // them in another padding mode (the repack applies it)
+        p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), 1, 1, u(1, 3), 0);
+        p.stride_w = u(1, 3);
+        p = with_pads(p, u(0, 1), u(0, 1), u(0, 1), u(0, 1));
+        const PadMode modes[] = {PadMode::zeros,   PadMode::zeros,     PadMode::zeros,
+                                 PadMode::reflect, PadMode::replicate, PadMode::circular};
+        p.pad_mode = modes[u(0, 5)];
+        break;
+      }
       case Method::nhwc3x3:
       case Method::nchw3x3:
       case Method::cblocked3x3:

@@ -326,7 +326,7 @@ Conv2dProblem fuzz_problem(std::uint64_t& rng, Method target, LayoutKind layout)
     const bool wino = is_winograd(target);
     const bool three = wino || target == Method::nhwc3x3 || target == Method::nchw3x3 ||
                        target == Method::cblocked3x3;
-    if (target == Method::gemm1x1)
+    if (target == Method::gemm1x1 || target == Method::cblocked1x1)
       p.r = p.s = 1;
     else if (three)
       p.r = p.s = 3;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file test_big.cpp Tensors over 2^31 elements: fp16, N = 1, C = 128, H = W = 4200 (x has
-/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families, the
+/// 2.26e9 elements; with K = 128 so has y) through the general, 3x3 and 1x1 families (and
+/// cblocked1x1's repack), the
 /// grouped family (depthwise on both layouts, 32 groups on NCHW; their grids also stride over
 /// more blocks of work than the 2^20 they launch) and, on a Hopper GPU, the TMA family (its
 /// N = 2 case puts the second image past 2^31 elements), checked
@@ -45,6 +46,13 @@ TEST(BigTensor, Nhwc3x3) {
 }
 TEST(BigTensor, Gemm1x1Nchw) {
   check_big(Method::gemm1x1, LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 1, 1));
+}
+// cblocked1x1: x and its repack (x's read pixels, channel-blocked, 4.5 GB of workspace) both past
+// 2^31 elements; then stride 2 with padding 1, whose repack gathers a quarter of x.
+TEST(BigTensor, CBlocked1x1Nchw) {
+  check_big(Method::cblocked1x1, LayoutKind::nchw, make_problem(1, 128, 4200, 4200, 128, 1, 1));
+  check_big(Method::cblocked1x1, LayoutKind::nchw,
+            make_problem(1, 128, 4200, 4200, 128, 1, 1, 2, 1));
 }
 // The TMA family: 4-D boxes whose coordinates are per dimension (32-bit), output offsets 64-bit.
 // N = 2, C = 128 at 2900² (x: 2.15e9 elements) and K = 256 (the 256-wide variant; y: 4.3e9

@@ -34,8 +34,8 @@ namespace {
 /// The modes with a remap kernel, and the methods that take them (the router too: the modes
 /// are routed from the eighth session).
 constexpr PadMode kModes[] = {PadMode::reflect, PadMode::replicate, PadMode::circular};
-constexpr Method kModeMethods[] = {Method::general, Method::nhwc3x3, Method::cblocked3x3,
-                                   Method::grouped, Method::automatic};
+constexpr Method kModeMethods[] = {Method::general,     Method::nhwc3x3, Method::cblocked3x3,
+                                   Method::cblocked1x1, Method::grouped, Method::automatic};
 
 struct Config {
   PadMode mode;

@@ -153,7 +153,7 @@ TEST(Router, EmulatedAtomsUseTheRdnaTables) {
 }
 
 TEST(Registry, OneRowPerMethodWithSizes) {
-  EXPECT_EQ(kMethods.size(), 9u);
+  EXPECT_EQ(kMethods.size(), 10u);
   for (const MethodInfo& m : kMethods) {
     EXPECT_EQ(find_method(m.method), &m);
     EXPECT_EQ(find_method(m.name), &m);
@@ -167,6 +167,14 @@ TEST(Registry, OneRowPerMethodWithSizes) {
             2u * 64 * 20 * 20 * 2);
   EXPECT_EQ(find_method(Method::nchw3x3)->workspace_bytes(p, LayoutKind::nchw, ArchClass::sm80),
             0u);
+  // cblocked1x1: [K][C_pad] like gemm1x1; its repack holds the read pixels only, N x C_pad x P x Q
+  // (stride 2, pad 1 on 21x20: 12 x 11 outputs)
+  Conv2dProblem p1 = make_problem(2, 40, 21, 20, 70, 1, 1, 2, 1);
+  EXPECT_EQ(find_method(Method::cblocked1x1)->packed_weight_bytes(p1, ArchClass::sm80),
+            70u * 64 * 2);
+  EXPECT_EQ(
+      find_method(Method::cblocked1x1)->workspace_bytes(p1, LayoutKind::nchw, ArchClass::sm80),
+      2u * 64 * 12 * 11 * 2);
   // Winograd: U [36][K][C_pad]; V [36][tiles][C_pad] + M [36][tiles][K] fp32, 5x5 tiles per image
   EXPECT_EQ(find_method(Method::winograd)->packed_weight_bytes(p, ArchClass::sm80),
             36u * 70 * 64 * 2);

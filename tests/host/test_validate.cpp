@@ -113,7 +113,7 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
     o.bias_type = DType(v);  // without a bias too
     cases.push_back({"bias_type", o});
   }
-  for (unsigned v : {10u, 42u, 255u}) {  // 9 is grouped
+  for (unsigned v : {11u, 42u, 255u}) {  // 10 is cblocked1x1, the last
     Conv2dOptions o;
     o.method = Method(v);
     cases.push_back({"method", o});

@@ -42,10 +42,12 @@ struct Launcher;  // specialised in each family's folder (*_launch.hpp)
 /// family's reduction layout, on the tile row the plan chose (PlanDesc::tile: the family's own,
 /// the thin or the small row; all share block_k, hence the packing). vec_x: the general kernel
 /// reads 16-byte vectors where the input allows; the tap kernels read vectors only, which
-/// can_implement and the alignment contract guarantee (Plan::check_x_alignment).
+/// can_implement and the alignment contract guarantee (Plan::check_x_alignment). `p`: the
+/// problem the engine runs, the plan's own (the overload below) or, after a repack that applied
+/// the window, its dense form (cblocked1x1: same N, K and output).
 template <class Family, ArchClass F, DType T, AtomKind A, LayoutKind L, class IterTag>
-inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
-  const Conv2dProblem& p = r.d.problem;
+inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src,
+                              const Conv2dProblem& p) {
   ConvGemmParams g = make_conv_params(p, Family::layout(p, F));
   g.x = a_src;
   g.wpk = r.packed;
@@ -89,6 +91,11 @@ inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
       return launch_conv_gemm<tile_tag<F, TileKind::small>, T, A, IterTag, L>(g, 1, r.stream);
     return launch_conv_gemm<tile_tag<F, Family::tile_kind>, T, A, IterTag, L>(g, 1, r.stream);
   }
+}
+
+template <class Family, ArchClass F, DType T, AtomKind A, LayoutKind L, class IterTag>
+inline rt::error_t run_direct(const LaunchArgs& r, const std::uint16_t* a_src) {
+  return run_direct<Family, F, T, A, L, IterTag>(r, a_src, r.d.problem);
 }
 
 /// run_direct with IterTag where the problem pads with zeros, else with its remap form

@@ -36,4 +36,53 @@ struct Gemm1x1Family : DirectFamilySizes<TileKind::gemm1x1, tap_layout> {
   }
 };
 
+/// Whether cblocked1x1 has passed the device suite. Until it has, the router never picks it and
+/// describe() says "not device-tested" (a forced method only); it lands with the device run.
+inline constexpr bool kCBlocked1x1DeviceTested = false;
+
+/// The dense problem cblocked1x1's GEMM runs: its repack gathers, for every output pixel, the
+/// one input pixel a 1x1 filter reads there (stride, padding and padding mode applied), so the
+/// engine sees a 1x1, stride-1, unpadded convolution over a P x Q image with the same N, C, K
+/// and output.
+constexpr Conv2dProblem cblocked1x1_gemm_problem(const Conv2dProblem& p) {
+  Conv2dProblem g = p;
+  g.h = p.p();
+  g.w = p.q();
+  g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;
+  g.pad_top = g.pad_bottom = g.pad_left = g.pad_right = 0;
+  g.pad_mode = PadMode::zeros;
+  return g;
+}
+
+/// 1x1 filters on NCHW through a channel-blocked repack (issue 14 item 5): gemm1x1 on NCHW reads
+/// each of a vector's 8 reduction elements with a 2-byte load (channels are H*W apart); here a
+/// memory-bound kernel first writes the pixels the filter reads as NCHWc ([N][C_pad/cb][P*Q][cb],
+/// cb = block_k, zeros past C and in the padding), and the engine then reads 16-byte vectors of
+/// 8 channels of one pixel, as on NHWC (TapIterTag<nchwc, true>); y is written NCHW by the
+/// engine's epilogue. The repack reads only the pixels the filter reads (a stride-2 layer's
+/// repack writes a quarter of x) and applies the padding mode, so every mode is taken. Same
+/// packing and tile rows as gemm1x1.
+struct CBlocked1x1Family : DirectFamilySizes<TileKind::gemm1x1, tap_layout> {
+  static constexpr Method method = Method::cblocked1x1;
+  static constexpr const char* name() { return "cblocked1x1"; }
+  static constexpr ShapeRule rule(const Conv2dProblem& p, LayoutKind l) {
+    if (p.groups != 1) return dense_rule(p);
+    if (p.r != 1 || p.s != 1) return broken("a 1x1 filter", "RxS", p.r, p.s);
+    if (l != LayoutKind::nchw) return broken("NCHW", "layout", to_string(l));
+    return {};
+  }
+  static constexpr bool can_implement(const Conv2dProblem& p, LayoutKind l) {
+    return rule(p, l).holds();
+  }
+  static constexpr bool reads_x_vectors(LayoutKind) { return false; }  // x is gathered
+  static std::string kernel_names(LayoutKind) {
+    return "repack_nchwc_1x1, conv_gemm<TapIter nchwc 1x1>";
+  }
+  /// The repack: N x C_pad x P x Q elements.
+  static constexpr std::size_t workspace_bytes(const Conv2dProblem& p, LayoutKind, ArchClass f) {
+    return std::size_t(p.n) * std::size_t(CBlocked1x1Family::layout(p, f).c_pad) *
+           std::size_t(p.p()) * std::size_t(p.q()) * 2;
+  }
+};
+
 }  // namespace rdnaconv::kernels
