@@ -306,8 +306,6 @@ inline std::string describe_plan(const PlanDesc& d) {
   const kernels::TileConfig t = kernels::tile_of(d.tiles, d.tile);
   std::string s =
       std::string("method=") + to_string(d.method) + " kernels=[" + plan_kernels(d) + "]";
-  if (d.method == Method::cblocked1x1 && !kernels::kCBlocked1x1DeviceTested)
-    s += " (cblocked1x1: not device-tested, forced only)";
   const std::string own = plan_own_tile(d);
   if (!own.empty())
     s += " tile=" + own;

@@ -76,6 +76,15 @@ struct RouterThresholds {
   std::int64_t hopper_tall_min_k = kNoLimit;
   std::int64_t hopper_tall_min_c = kNoLimit;
   std::int64_t hopper_tall_min_pixels = kNoLimit;
+  /// NCHW 1x1 layers (C >= tap_min_c) go to cblocked1x1 (a repack of the pixels the filter reads,
+  /// then 16-byte loads) instead of gemm1x1 (2-byte gathers) where K >= cblocked1x1_min_k, or
+  /// C >= cblocked1x1_min_c, or the GEMM has at most cblocked1x1_small_max_pixels rows
+  /// (N * P * Q: the small grids of batch 1) and C >= cblocked1x1_small_min_c. kNoLimit / 0
+  /// (the defaults): never.
+  std::int64_t cblocked1x1_min_k = kNoLimit;
+  std::int64_t cblocked1x1_min_c = kNoLimit;
+  std::int64_t cblocked1x1_small_max_pixels = 0;
+  std::int64_t cblocked1x1_small_min_c = kNoLimit;
 };
 
 constexpr RouterThresholds router_thresholds(ArchClass f) {
@@ -143,6 +152,16 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
       t.hopper_tall_min_k = 128;
       t.hopper_tall_min_c = 128;
       t.hopper_tall_min_pixels = 256 * 256;
+      // cblocked1x1 against gemm1x1 on NCHW 1x1 layers, H100, 2026-12-07 (ninth session,
+      // docs/ROUTER.md "cblocked1x1"; bf16, ResNet-50 N1 / N32 and both VAEs): the repack paid
+      // for itself where the GEMM re-reads x often (K >= 512: 1.10-1.38x; C >= 1024: 1.01-1.34x)
+      // and on batch 1's small grids with C >= 256 (1.17-1.57x, the split gather against the
+      // small tile); it lost with K <= 256 at large images (VAE shortcuts 0.72-0.90x, ResNet-50
+      // N32 layer1 / layer2 0.65-0.90x) and with C = 64 or 32 (0.66-0.80x)
+      t.cblocked1x1_min_k = 512;
+      t.cblocked1x1_min_c = 1024;
+      t.cblocked1x1_small_max_pixels = 56 * 56;
+      t.cblocked1x1_small_min_c = 256;
       return t;
     }
     case ArchClass::sm80:
@@ -192,6 +211,12 @@ constexpr bool hopper_tall_routed(const Conv2dProblem& p, LayoutKind layout,
          kernels::HopperTmaFamily::can_implement(p, layout);
 }
 
+/// Whether the router sends an NCHW 1x1 layer (C >= tap_min_c) to cblocked1x1 (RouterThresholds).
+constexpr bool cblocked1x1_routed(const Conv2dProblem& p, const RouterThresholds& t) {
+  return p.k >= t.cblocked1x1_min_k || p.c >= t.cblocked1x1_min_c ||
+         (p.gemm_m() <= t.cblocked1x1_small_max_pixels && p.c >= t.cblocked1x1_small_min_c);
+}
+
 /// The router's answer and the rule that gave it (Plan::describe() reports it).
 struct Routed {
   Method method;
@@ -227,9 +252,15 @@ constexpr Routed route_explained(const Conv2dProblem& p, LayoutKind layout, Arch
             "pad_mode other than zeros, not 3x3 with C >= tap_min_c: general (its remap "
             "kernel)"};
   }
-  if (p.r == 1 && p.s == 1)
-    return p.c >= t.tap_min_c ? Routed{Method::gemm1x1, "1x1, C >= tap_min_c"}
-                              : Routed{Method::general, "1x1, C < tap_min_c (thin reduction)"};
+  if (p.r == 1 && p.s == 1) {
+    if (p.c < t.tap_min_c) return {Method::general, "1x1, C < tap_min_c (thin reduction)"};
+    if (layout == LayoutKind::nchw && cblocked1x1_routed(p, t))
+      return {Method::cblocked1x1,
+              "1x1 NCHW, K >= cblocked1x1_min_k or C >= cblocked1x1_min_c or (N*P*Q <= "
+              "cblocked1x1_small_max_pixels and C >= cblocked1x1_small_min_c): the "
+              "channel-blocked repack"};
+    return {Method::gemm1x1, "1x1, C >= tap_min_c"};
+  }
   if (p.r == 3 && p.s == 3) {
     const bool wino = winograd_eligible(p) && winograd_precise_enough(dtype);
     if (wino && p.c >= t.winograd_min_c && p.k >= t.winograd_min_k && p.k <= t.winograd_max_k &&

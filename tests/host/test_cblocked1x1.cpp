@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file test_cblocked1x1.cpp cblocked1x1's host half (kernels/gemm1x1/gemm1x1_desc.hpp): the
 /// dense problem its engine runs after the repack, its shape rule, its sizes, how a plan runs it
-/// (tile rows, split-K, the padding modes) and that the router does not pick it before it has
-/// passed the device suite.
+/// (tile rows, split-K, the padding modes) and the sm90 router's rule for it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -91,7 +90,7 @@ TEST(CBlocked1x1, PlanRunsTheRepackThenTheEngineOnGemm1x1sRows) {
   const std::string text = describe_plan(d);
   EXPECT_TRUE(has(text, "repack_nchwc_1x1, conv_gemm")) << text;
   EXPECT_TRUE(has(text, "TapIter nchwc 1x1")) << text;
-  EXPECT_EQ(has(text, "not device-tested"), !kernels::kCBlocked1x1DeviceTested) << text;
+  EXPECT_FALSE(has(text, "not device-tested")) << text;  // device suite passed (H100)
   // the small tile and split-K, forced: the split partials after the repack
   ASSERT_TRUE(
       make_plan_desc(d, p, DType::bf16, LayoutKind::nchw, forced(TileChoice::small, 2), kH100)
@@ -127,12 +126,46 @@ TEST(CBlocked1x1, PaddingModesRunTheMainTileUnsplit) {
   EXPECT_FALSE(has(describe_plan(d), "remap")) << describe_plan(d);
 }
 
-TEST(CBlocked1x1, RouterDoesNotPickItBeforeItsDeviceRun) {
-  if (kernels::kCBlocked1x1DeviceTested) GTEST_SKIP() << "device-tested: the router may pick it";
-  for (const std::string& model : models::model_names())
-    for (const models::ModelLayer& l : models::model(model))
-      for (ArchClass f : {ArchClass::rdna3, ArchClass::rdna4, ArchClass::sm80, ArchClass::sm90,
-                          ArchClass::generic})
-        for (LayoutKind lk : {LayoutKind::nhwc, LayoutKind::nchw})
-          EXPECT_NE(route(l.p, lk, f), Method::cblocked1x1) << model << " " << l.name;
+// The sm90 table's rule (router.hpp, docs/ROUTER.md "cblocked1x1"), on the layers it was
+// measured on: ResNet-50's NCHW 1x1 layers at N1 and N32 and the VAEs' shortcuts.
+TEST(CBlocked1x1, Sm90RouterTakesItWhereTheSweepSaysSo) {
+  const auto nchw = [](const Conv2dProblem& p, ArchClass f = ArchClass::sm90) {
+    return route(p, LayoutKind::nchw, f, DType::bf16);
+  };
+  // N1: small grids, C >= 256 (layer1.1.conv1, layer2.0.conv1, the downsamples, ...)
+  EXPECT_EQ(nchw(make_problem(1, 256, 56, 56, 64, 1, 1)), Method::cblocked1x1);
+  EXPECT_EQ(nchw(make_problem(1, 256, 56, 56, 512, 1, 1, 2, 0)), Method::cblocked1x1);
+  EXPECT_EQ(nchw(make_problem(1, 1024, 14, 14, 256, 1, 1)), Method::cblocked1x1);
+  // N1 with C = 64 (layer1.0.conv1 / conv3): the gather stays
+  EXPECT_EQ(nchw(make_problem(1, 64, 56, 56, 64, 1, 1)), Method::gemm1x1);
+  EXPECT_EQ(nchw(make_problem(1, 64, 56, 56, 256, 1, 1)), Method::gemm1x1);
+  // N32: K >= 512 or C >= 1024 (layer2.0.conv3, layer3.1.conv1), not K <= 256 with C <= 512
+  EXPECT_EQ(nchw(make_problem(32, 128, 28, 28, 512, 1, 1)), Method::cblocked1x1);
+  EXPECT_EQ(nchw(make_problem(32, 1024, 14, 14, 256, 1, 1)), Method::cblocked1x1);
+  EXPECT_EQ(nchw(make_problem(32, 256, 56, 56, 128, 1, 1)), Method::gemm1x1);
+  EXPECT_EQ(nchw(make_problem(32, 512, 28, 28, 256, 1, 1)), Method::gemm1x1);
+  // VAE shortcuts: K = 512 takes it; K = 128 / 256 at large images and the C = 64 quant conv do not
+  EXPECT_EQ(nchw(make_problem(1, 256, 128, 128, 512, 1, 1)), Method::cblocked1x1);
+  EXPECT_EQ(nchw(make_problem(1, 256, 1024, 1024, 128, 1, 1)), Method::gemm1x1);
+  EXPECT_EQ(nchw(make_problem(1, 512, 512, 512, 256, 1, 1)), Method::gemm1x1);
+  EXPECT_EQ(nchw(make_problem(1, 64, 128, 128, 64, 1, 1)), Method::gemm1x1);
+  // NHWC reads vectors already; thin C goes to general; the other tables were not measured
+  EXPECT_EQ(route(make_problem(1, 256, 56, 56, 512, 1, 1), LayoutKind::nhwc, ArchClass::sm90),
+            Method::gemm1x1);
+  EXPECT_EQ(nchw(make_problem(1, 8, 56, 56, 512, 1, 1)), Method::general);
+  for (ArchClass f : {ArchClass::sm80, ArchClass::rdna3, ArchClass::rdna4, ArchClass::generic})
+    EXPECT_EQ(nchw(make_problem(32, 1024, 14, 14, 2048, 1, 1), f), Method::gemm1x1) << to_string(f);
+  // the routed plan is the forced one: same tile row and split (the sm90 table whatever this
+  // build's targets)
+  DeviceInfo h100 = kH100;
+  h100.family = family_from_cuda_cc(90, true);
+  const Conv2dProblem p = make_problem(1, 256, 56, 56, 128, 1, 1);
+  PlanDesc routed, forced_plan;
+  ASSERT_TRUE(make_plan_desc(routed, p, DType::bf16, LayoutKind::nchw, {}, h100).ok());
+  ASSERT_TRUE(make_plan_desc(forced_plan, p, DType::bf16, LayoutKind::nchw, forced(), h100).ok());
+  EXPECT_EQ(routed.method, Method::cblocked1x1);
+  EXPECT_EQ(routed.tile, forced_plan.tile);
+  EXPECT_EQ(routed.split_k, forced_plan.split_k);
+  EXPECT_EQ(routed.workspace_bytes, forced_plan.workspace_bytes);
+  EXPECT_TRUE(has(describe_plan(routed), "channel-blocked repack")) << describe_plan(routed);
 }

@@ -234,14 +234,15 @@ TEST(SplitK, Sm90TableSplitsSmallGridsOnly) {
     return d.split_k;
   };
   for (LayoutKind l : {LayoutKind::nhwc, LayoutKind::nchw}) {
-    const bool nchw = l == LayoutKind::nchw;  // 1x1 layers: the NCHW 1x1 rule (next test)
+    // 1x1 layers: on NCHW these go to cblocked1x1 (ninth session), which reads vectors and
+    // splits by the general rule as NHWC does; gemm1x1's NCHW 1x1 rule is the next test's
     EXPECT_EQ(split_of(make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), h100, l), 16);
     EXPECT_EQ(split_of(make_problem(1, 1024, 14, 14, 256, 1, 1), h100, l),
-              nchw ? 16 : 8);  // 4 blocks, 32 steps
+              8);  // 4 blocks, 32 steps
     EXPECT_EQ(split_of(make_problem(1, 512, 7, 7, 2048, 1, 1), h100, l),
-              nchw ? 8 : 1);  // 16 blocks, 16 steps
+              1);  // 16 blocks, 16 steps
     EXPECT_EQ(split_of(make_problem(1, 1024, 14, 14, 2048, 1, 1, 2, 0), h100, l),
-              nchw ? 8 : 1);  // 16 blocks, 32 steps: 2 per block
+              1);  // 16 blocks, 32 steps: 2 per block
     EXPECT_EQ(split_of(make_problem(32, 512, 7, 7, 512, 3, 3, 1, 1), h100, l), 2);   // 52 blocks
     EXPECT_EQ(split_of(make_problem(1, 512, 64, 64, 512, 3, 3, 1, 1), h100, l), 1);  // 128 blocks
     EXPECT_EQ(
@@ -299,11 +300,14 @@ TEST(SplitK, Nchw1x1RuleOfTheSm90Table) {
   EXPECT_EQ(split(ds, one, LayoutKind::nhwc, ArchClass::sm90), 1);
   EXPECT_EQ(split(ds, one, nchw, ArchClass::sm80), 1);
   EXPECT_EQ(split(make_problem(1, 64, 56, 56, 64, 3, 3, 1, 1), conv3, nchw, ArchClass::sm90), 1);
-  // and through the plan: describe() names the split
+  // and through a plan on gemm1x1 (forced: the router sends this layer to cblocked1x1 since
+  // the ninth session): describe() names the split
   DeviceInfo h = make_device_info(false, 90, 32, 132);
   h.family = family_from_cuda_cc(90, true);
+  Conv2dOptions on_gemm1x1;
+  on_gemm1x1.method = Method::gemm1x1;
   PlanDesc d;
-  ASSERT_TRUE(make_plan_desc(d, ds, DType::bf16, nchw, Conv2dOptions{}, h).ok());
+  ASSERT_TRUE(make_plan_desc(d, ds, DType::bf16, nchw, on_gemm1x1, h).ok());
   EXPECT_EQ(d.method, Method::gemm1x1);
   EXPECT_EQ(d.split_k, 8);
   EXPECT_NE(describe_plan(d).find("split_k=8"), std::string::npos) << describe_plan(d);

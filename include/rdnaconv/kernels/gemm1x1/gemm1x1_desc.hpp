@@ -36,10 +36,6 @@ struct Gemm1x1Family : DirectFamilySizes<TileKind::gemm1x1, tap_layout> {
   }
 };
 
-/// Whether cblocked1x1 has passed the device suite. Until it has, the router never picks it and
-/// describe() says "not device-tested" (a forced method only); it lands with the device run.
-inline constexpr bool kCBlocked1x1DeviceTested = false;
-
 /// The dense problem cblocked1x1's GEMM runs: its repack gathers, for every output pixel, the
 /// one input pixel a 1x1 filter reads there (stride, padding and padding mode applied), so the
 /// engine sees a 1x1, stride-1, unpadded convolution over a P x Q image with the same N, C, K
