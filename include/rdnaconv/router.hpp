@@ -154,10 +154,11 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
       t.hopper_tall_min_pixels = 256 * 256;
       // cblocked1x1 against gemm1x1 on NCHW 1x1 layers, H100, 2026-12-07 (ninth session,
       // docs/ROUTER.md "cblocked1x1"; bf16, ResNet-50 N1 / N32 and both VAEs): the repack paid
-      // for itself where the GEMM re-reads x often (K >= 512: 1.10-1.38x; C >= 1024: 1.01-1.34x)
-      // and on batch 1's small grids with C >= 256 (1.17-1.57x, the split gather against the
-      // small tile); it lost with K <= 256 at large images (VAE shortcuts 0.72-0.90x, ResNet-50
-      // N32 layer1 / layer2 0.65-0.90x) and with C = 64 or 32 (0.66-0.80x)
+      // for itself where the GEMM re-reads x often (K >= 512: 0.97-1.57x, >= 1.08x on 16 of 18
+      // layers; C >= 1024: 1.01-1.34x) and on batch 1's small grids with C >= 256 (1.17-1.49x:
+      // the split gather against the small tile); it lost with K <= 256 at large images (VAE
+      // shortcuts 0.72-1.00x, ResNet-50 N32 layer1 / layer2 0.65-0.90x) and with C = 64 or 32
+      // (0.66-0.80x)
       t.cblocked1x1_min_k = 512;
       t.cblocked1x1_min_c = 1024;
       t.cblocked1x1_small_max_pixels = 56 * 56;
