@@ -7,7 +7,8 @@
 ///   [--methods=router|all]
 ///   [--vendor=on|off] [--vendor-candidates=N] [--vendor-cache=FILE]
 ///   [--e2e=on|off] [--timing=graph|stream] [--ceilings=on|off] [--split-k=N[,N...]]
-///   [--tile=small|tall] [Google Benchmark flags, e.g. --benchmark_out=bench.json]
+///   [--tile=small|tall] [--schedule=persistent] [Google Benchmark flags, e.g.
+///   --benchmark_out=bench.json]
 ///
 /// --split-k=N,...: beside each layer whose routed method can split its reduction (the direct
 /// families) into N parts, a row router+splitN (Conv2dOptions::split_k = N), for the sweep the
@@ -20,6 +21,9 @@
 /// --tile=tall: beside each NHWC layer hopper_tma takes with K <= 128 (Hopper, sm_90a build), the
 /// rows hopper_tma+main (its 128-row block, Conv2dOptions::tile = main) and hopper_tma+tall (the
 /// 256 x 128 block); the router's plan takes the tall block by itself where its rule says so.
+/// --schedule=persistent: beside each NHWC layer hopper_tma can take (Hopper, sm_90a build), the
+/// rows hopper_tma+per_tile (forced, its tile rule, one block per tile) and hopper_tma+persist (the
+/// same tile, Conv2dOptions::schedule = persistent: version 6's walk, kernels/hopper/README.md).
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
@@ -112,6 +116,8 @@ struct Options {
   bool small_tile = false;
   /// --tile=tall: hopper_tma's rows with and without its tall block (K <= 128)
   bool tall_tile = false;
+  /// --schedule=persistent: hopper_tma's rows per tile and persistent
+  bool persistent = false;
   /// --ceilings=on: the ceiling rows and the of_mma / of_copy counters; off by default until
   /// the counters have run beside layer rows on a GPU (the ceiling rows alone ran, 2026-12-06)
   bool ceilings = false;
@@ -614,11 +620,12 @@ const void* zero_bias(std::int64_t k) {
 template <class T, class L>
 void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool prepack_row,
                  RowEpi epi = RowEpi::none, int split_k = 0,
-                 TileChoice tile = TileChoice::automatic) {
+                 TileChoice tile = TileChoice::automatic, Schedule schedule = Schedule::automatic) {
   Conv2dOptions o;
   o.method = m;
   o.split_k = split_k;
   o.tile = tile;
+  o.schedule = schedule;
   const bool residual = epi == RowEpi::residual;
   if (epi != RowEpi::none) {  // relu(conv + bias (+ y)): y holds the shortcut, added in place
     o.has_bias = true;
@@ -663,6 +670,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       if (epi == RowEpi::bias_relu) label += " +bias relu (fused)";
       if (plan.desc().tile == kernels::TileKind::small) label += " tile=small";
       if (plan.desc().options.tile == TileChoice::tall) label += " tile=tall";
+      if (plan.desc().options.schedule == Schedule::persistent) label += " persistent";
       if (plan.desc().split_k > 1) label += " split_k=" + std::to_string(plan.desc().split_k);
       report(st, p, t, mult, label);
       if (!prepack_row) ceiling_fractions(st, dtype_of<T>());
@@ -1037,6 +1045,17 @@ void register_set(const BenchSet& s) {
                             TileChoice::tall);
         });
       }
+    if (g_opt.persistent && lk == LayoutKind::nhwc)
+      if (const MethodInfo* h = find_method(Method::hopper_tma);
+          h && h->can_implement(p, lk) && runs_on_this_gpu(*h)) {
+        reg("hopper_tma+per_tile", [=](benchmark::State& st) {  // forced, one block per tile
+          bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false);
+        });
+        reg("hopper_tma+persist", [=](benchmark::State& st) {
+          bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
+                            TileChoice::automatic, Schedule::persistent);
+        });
+      }
     const bool residual = s.residual && is_bottleneck_out(p);
     if (residual)
       reg("router+res", [=](benchmark::State& st) {
@@ -1145,6 +1164,8 @@ int main(int argc, char** argv) {
       g_opt.small_tile = true;
     else if (a == "--tile=tall")
       g_opt.tall_tile = true;
+    else if (a == "--schedule=persistent")
+      g_opt.persistent = true;
     else if (a == "--ceilings=off")
       g_opt.ceilings = false;
     else if (a == "--ceilings=on")

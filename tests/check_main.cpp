@@ -41,6 +41,7 @@ struct Args {
   int variants = 0;  // 0: every epilogue variant of the mode; N: the first N (race checks)
   unsigned seed = 20261202u;
   std::int64_t sample = std::int64_t(1) << 18;
+  Schedule schedule = Schedule::automatic;  // --schedule persistent: hopper_tma's version 6
 };
 
 int usage(const char* why) {
@@ -49,7 +50,8 @@ int usage(const char* why) {
                "edge|random|stability|activations|models|padmodes|all "
                "--dtype fp16|bf16|all --layout nchw|nhwc|both --method NAME|router|all [--atom "
                "native|gfx11|gfx12] "
-               "[--count N] [--seed S] [--sample N] [--variants N]\n"
+               "[--count N] [--seed S] [--sample N] [--variants N] [--schedule "
+               "automatic|per_tile|persistent]\n"
                "       rdnaconv_check --mode fuzz --seed S --count N [--atom "
                "native|gfx11|gfx12|all] [--seconds T]\n",
                why);
@@ -141,7 +143,16 @@ int main(int argc, char** argv) {
       a.sample = std::atoll(v.c_str());
     else if (k == "--seconds")
       a.seconds = std::atof(v.c_str());
-    else
+    else if (k == "--schedule") {
+      if (v == "automatic")
+        a.schedule = Schedule::automatic;
+      else if (v == "per_tile")
+        a.schedule = Schedule::per_tile;
+      else if (v == "persistent")
+        a.schedule = Schedule::persistent;
+      else
+        return usage("bad --schedule");
+    } else
       return usage(("unknown option " + k).c_str());
   }
   if (a.mode != "fuzz" && a.count < 0) a.count = 200;
@@ -297,6 +308,7 @@ int main(int argc, char** argv) {
             rq.seed = seed++;
             rq.variants = variants;
             rq.max_checked = max_checked;
+            rq.schedule = a.schedule;
             if (mode == "stability") {
               rq.data = DataKind::real;
               rq.variants = {Variant{Activation::gelu, true, DType::f32, DType::same}};

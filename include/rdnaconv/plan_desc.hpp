@@ -224,6 +224,15 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
     d.reason += "; small tile: " + std::to_string(main_tile_blocks(p, *mi, d.tiles)) +
                 " main-tile blocks on " + std::to_string(dev.sms) + " multiprocessors";
   }
+  // The tile walk: persistent is hopper_tma's (version 6), forced only; what runs is recorded
+  // (automatic resolves to per_tile), as hopper_launch.hpp reads the plan's options.
+  if (o.schedule == Schedule::persistent && d.method != Method::hopper_tma)
+    return {StatusCode::method_not_applicable,
+            std::string("rdnaconv: Conv2dOptions::schedule=persistent is the hopper_tma family's "
+                        "tile walk (one block per multiprocessor); the plan's method is ") +
+                to_string(d.method)};
+  d.options.schedule =
+      o.schedule == Schedule::persistent ? Schedule::persistent : Schedule::per_tile;
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
   const std::int64_t rows = is_winograd(d.method) ? winograd_tiles(p) : p.gemm_m();
   if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)
@@ -283,6 +292,8 @@ inline std::string plan_kernels(const PlanDesc& d) {
   const MethodInfo* mi = find_method(d.method);
   if (!mi) return "?";
   std::string k = mi->kernel_names(d.problem, d.layout);
+  if (d.method == Method::hopper_tma && d.options.schedule == Schedule::persistent)
+    k = "hopper_tma_persistent<nhwc>";  // version 6's kernel (hopper_tma.hpp)
   if (d.split_k > 1) {  // the split-K engine kernel in place of the plain one, then the reduction
     const std::size_t at = k.find("conv_gemm<");
     if (at != std::string::npos) k.replace(at, 10, "conv_gemm_splitk<");
@@ -295,8 +306,9 @@ inline std::string plan_kernels(const PlanDesc& d) {
 /// from the plan's options), empty for the engine's rows: what describe() prints and the launch
 /// log records.
 inline std::string plan_own_tile(const PlanDesc& d) {
-  if (d.method == Method::hopper_tma && d.options.tile == TileChoice::tall)
-    return kernels::HopperTmaFamily::tile_str(d.problem, true);
+  if (d.method == Method::hopper_tma)
+    return kernels::HopperTmaFamily::tile_str(d.problem, d.options.tile == TileChoice::tall,
+                                              d.options.schedule == Schedule::persistent);
   const MethodInfo* mi = find_method(d.method);
   return mi ? mi->tile_str(d.problem, d.layout) : std::string();
 }

@@ -73,6 +73,13 @@ enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
 /// K <= 128 (kernels/hopper/README.md), which automatic takes where the sm90 router's rule says.
 enum class TileChoice : std::uint8_t { automatic, main, small, tall };
 
+/// How a family that tiles itself walks its tiles (Conv2dOptions::schedule): automatic (the
+/// plan's choice: one block per tile today), per_tile (one block per output tile, as every
+/// method runs), persistent (hopper_tma only: one block per multiprocessor walking tiles, its
+/// producer loading the next tile while the consumers store the last; kernels/hopper/README.md,
+/// version 6).
+enum class Schedule : std::uint8_t { automatic, per_tile, persistent };
+
 /// Architecture families that own a tile table.
 /// sm90: Hopper with the sm_90a target in the build (wgmma); sm80: every other sm_80+ device.
 enum class ArchClass : std::uint8_t { generic, rdna3, rdna4, sm80, sm90 };
@@ -191,6 +198,17 @@ constexpr const char* to_string(TileChoice t) {
       return "small";
     case TileChoice::tall:
       return "tall";
+  }
+  return "?";
+}
+constexpr const char* to_string(Schedule s) {
+  switch (s) {
+    case Schedule::automatic:
+      return "automatic";
+    case Schedule::per_tile:
+      return "per_tile";
+    case Schedule::persistent:
+      return "persistent";
   }
   return "?";
 }

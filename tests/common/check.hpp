@@ -38,6 +38,7 @@ struct CheckRequest {
   std::int64_t max_checked = std::int64_t(1) << 22;  ///< above this many outputs, sample
   TileChoice tile = TileChoice::automatic;  ///< Conv2dOptions::tile of every variant's plan
   int split_k = 0;                          ///< Conv2dOptions::split_k likewise
+  Schedule schedule = Schedule::automatic;  ///< Conv2dOptions::schedule likewise
 };
 
 /// One instantiation per (T, Layout, Atom): check_<type>_<layout>_<atom>.cpp.

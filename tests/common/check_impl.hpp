@@ -239,6 +239,7 @@ class Checker {
     o.method = rq_.method;
     o.tile = rq_.tile;
     o.split_k = rq_.split_k;
+    o.schedule = rq_.schedule;
     return o;
   }
   /// z_ filled with the residual in output type t (the same values for every variant of a case).

@@ -15,12 +15,12 @@ namespace rdnaconv::testing {
 /// Runs each case of `cases` that `method` can implement on `layout` (every case for the router,
 /// Method::automatic) through the harness entry `e`, one seed per case from `seed`, and records
 /// a GoogleTest failure for each variant that is skipped or fails; stops after the first failing
-/// case (the useful one). `tile` and `split_k` go to every plan's options. Returns the number of
-/// variants compared.
+/// case (the useful one). `tile`, `split_k` and `schedule` go to every plan's options. Returns
+/// the number of variants compared.
 inline int expect_cases_pass(const CheckEntry& e, const std::vector<Case>& cases, Method method,
                              LayoutKind layout, DataKind data, const std::vector<Variant>& variants,
                              unsigned seed, TileChoice tile = TileChoice::automatic,
-                             int split_k = 0) {
+                             int split_k = 0, Schedule schedule = Schedule::automatic) {
   int checked = 0;
   for (const Case& c : cases) {
     if (method != Method::automatic && !can_implement(method, c.p, layout)) continue;
@@ -32,6 +32,7 @@ inline int expect_cases_pass(const CheckEntry& e, const std::vector<Case>& cases
     rq.variants = variants;
     rq.tile = tile;
     rq.split_k = split_k;
+    rq.schedule = schedule;
     for (const Outcome& o : e.check(rq)) {
       EXPECT_FALSE(o.skipped) << c.what << " " << describe(c.p) << ": " << o.skip_reason;
       if (o.skipped) continue;

@@ -17,7 +17,7 @@ using namespace rdnaconv::testing;
 
 namespace {
 void check_big(Method m, LayoutKind l, const Conv2dProblem& p, DType t = DType::f16,
-               TileChoice tile = TileChoice::automatic) {
+               TileChoice tile = TileChoice::automatic, Schedule schedule = Schedule::automatic) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   if (!method_runs_here(m, AtomKind::native))
     GTEST_SKIP() << to_string(m) << " does not run on this GPU's tile table";
@@ -27,6 +27,7 @@ void check_big(Method m, LayoutKind l, const Conv2dProblem& p, DType t = DType::
   rq.c = {"over 2^31 elements", p};
   rq.method = m;
   rq.tile = tile;
+  rq.schedule = schedule;
   rq.data = DataKind::ints;
   rq.seed = 31;
   rq.variants = {Variant{Activation::relu, true, DType::f32, DType::same}};
@@ -75,8 +76,15 @@ TEST(BigTensor, Grouped32Nchw) {
 }
 // hopper_tma's tall block (256 x 128, K <= 128; the router's choice for K = 128 at >= 256x256
 // outputs): N = 2, C = K = 128 at 2900² (x and y 2.15e9 elements each, the second image past
-// 2^31); forced with tile = tall so that it runs whatever the rule says. Not yet run on a GPU.
+// 2^31); forced with tile = tall so that it runs whatever the rule says.
 TEST(BigTensor, HopperTallNhwc) {
   check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 128, 3, 3, 1, 1),
             DType::bf16, TileChoice::tall);
+}
+// hopper_tma's persistent walk (version 6: Conv2dOptions::schedule = persistent) on the
+// HopperTmaNhwc problem: 128 x 256 blocks, each walking about 1000 of the 133k tiles, the
+// epilogue's 64-bit output offsets from the registers.
+TEST(BigTensor, HopperPersistentNhwc) {
+  check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 256, 3, 3, 1, 1),
+            DType::bf16, TileChoice::automatic, Schedule::persistent);
 }

@@ -502,6 +502,66 @@ TEST(Hopper, TallBlock) {
   }
 }
 
+TEST(Hopper, PersistentSchedule) {
+  // Conv2dOptions::schedule: persistent is hopper_tma's version 6 (forced only), recorded in the
+  // plan's options, named by describe() with its kernel; automatic runs (and records) per_tile
+  DeviceInfo h = make_device_info(false, 90, 32, 132);
+  h.family = family_from_cuda_cc(90, true);
+  const Conv2dProblem p = make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1);
+  Conv2dOptions o;
+  PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_EQ(d.method, Method::hopper_tma);  // the router's (the big 3x3 rule)
+  EXPECT_EQ(d.options.schedule, Schedule::per_tile);
+  std::string text = describe_plan(d);
+  EXPECT_NE(text.find("kernels=[hopper_tma_conv<nhwc>]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("persistent"), std::string::npos) << text;
+  for (Method m : {Method::hopper_tma, Method::automatic}) {
+    o.method = m;
+    o.schedule = Schedule::persistent;
+    ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok()) << to_string(m);
+    EXPECT_EQ(d.options.schedule, Schedule::persistent);
+    text = describe_plan(d);
+    EXPECT_NE(text.find("kernels=[hopper_tma_persistent<nhwc>]"), std::string::npos) << text;
+    EXPECT_NE(text.find("tile=128x256x64 wgmma"), std::string::npos) << text;
+    // 128 x 128 outputs in boxes of 1 x 1 x 128: 128 x 2 tiles
+    EXPECT_NE(text.find("persistent (one block per multiprocessor walking the 256 tiles"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("not device-tested") != std::string::npos,
+              !kernels::kHopperPersistentDeviceTested)
+        << text;
+  }
+  // with the tall block: both choices in the tile string
+  o.method = Method::hopper_tma;
+  o.tile = TileChoice::tall;
+  const Conv2dProblem k128 = make_problem(1, 128, 512, 512, 128, 3, 3, 1, 1);
+  ASSERT_TRUE(make_plan_desc(d, k128, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_EQ(plan_own_tile(d).rfind("256x128x64 ", 0), 0u);
+  EXPECT_NE(plan_own_tile(d).find("persistent"), std::string::npos);
+  // per_tile forced: the per-tile kernel
+  o.tile = TileChoice::automatic;
+  o.schedule = Schedule::per_tile;
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  EXPECT_NE(describe_plan(d).find("kernels=[hopper_tma_conv<nhwc>]"), std::string::npos);
+  // refused: another method, forced or routed (a small NHWC 3x3 layer goes to nhwc3x3)
+  o.schedule = Schedule::persistent;
+  for (Method m : {Method::nhwc3x3, Method::automatic}) {
+    o.method = m;
+    const Status s = make_plan_desc(d, make_problem(1, 64, 32, 32, 64, 3, 3, 1, 1), DType::bf16,
+                                    LayoutKind::nhwc, o, h);
+    EXPECT_EQ(s.code(), StatusCode::method_not_applicable) << to_string(m);
+    EXPECT_NE(s.message().find("Conv2dOptions::schedule=persistent"), std::string::npos)
+        << s.message();
+  }
+  // an out-of-range value: invalid_option
+  o.method = Method::automatic;
+  o.schedule = static_cast<Schedule>(3);
+  const Status s = make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h);
+  EXPECT_EQ(s.code(), StatusCode::invalid_option);
+  EXPECT_NE(s.message().find("Conv2dOptions::schedule"), std::string::npos) << s.message();
+}
+
 TEST(Hopper, TallRule) {
   // RouterThresholds::hopper_tall_*: the sm90 table only; NHWC 3x3, 128 <= K <= 128,
   // C >= 128, >= 256 x 256 output pixels (the VAEs' K = 128 layers, measured 1.06-1.19x)

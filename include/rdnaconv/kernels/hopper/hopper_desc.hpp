@@ -58,6 +58,17 @@ constexpr int hopper_stages(int bm, int bn, int bk) {
 /// bytes per FLOP, half the barrier round trips and boxes. For the VAE's C = K = 128 layers at
 /// 512² and 1024² (FLUX.2 enc.down0: 807 µs against cuDNN's 470, H100, fifth session), which
 /// the 128 x 128 block ran at 0.78-0.93x the engine (fourth session).
+/// Version 6, the persistent tile walk (Conv2dOptions::schedule = persistent; README.md here):
+/// false until a device run of this source passes the family's persistent device tests; while
+/// false, describe() says "not device-tested" and nothing but a forced schedule reaches it.
+inline constexpr bool kHopperPersistentDeviceTested = false;
+
+/// Shared memory of version 6's epilogue: each consumer warp stages one 16 x 16 chunk of its
+/// accumulators as f32 rows of 20 floats (20: the copy-out's row-per-lane float4 reads hit 8
+/// different bank quads; 16 would put every row in the same ones), 8 warps.
+inline constexpr int kHopperEpiLd = 20;
+inline constexpr int kHopperEpiBytes = 8 * 16 * kHopperEpiLd * 4;
+
 constexpr bool hopper_tall_fits(const Conv2dProblem& p) {
   return p.k <= 128;
 }
@@ -123,14 +134,20 @@ struct HopperTmaFamily {
   static constexpr std::int64_t k_steps(const Conv2dProblem&, ArchClass) { return 0; }
   /// Hopper only: the sm90 tile table (an sm_90a build on a 9.0 device, native atom).
   static constexpr bool runs_on(ArchClass f) { return f == ArchClass::sm90; }
-  /// What describe() prints as the tile (tall: the 256 x 128 block, PlanDesc's options).
-  static std::string tile_str(const Conv2dProblem& p, bool tall = false) {
+  /// What describe() prints as the tile (tall: the 256 x 128 block; persistent: version 6's
+  /// tile walk; both from PlanDesc's options).
+  static std::string tile_str(const Conv2dProblem& p, bool tall = false, bool persistent = false) {
     const HopperGeometry g = hopper_geometry(p, tall);
-    return std::to_string(g.bm) + "x" + std::to_string(g.bn) + "x" + std::to_string(g.bk) +
-           " wgmma, TMA, warp-specialized (1 producer warp, " +
-           "2 consumer warpgroups), stages=" + std::to_string(g.stages) + ", output box " +
-           std::to_string(g.bni) + "x" + std::to_string(g.bh) + "x" + std::to_string(g.bw) +
-           " (images x rows x columns)";
+    std::string s = std::to_string(g.bm) + "x" + std::to_string(g.bn) + "x" + std::to_string(g.bk) +
+                    " wgmma, TMA, warp-specialized (1 producer warp, " +
+                    "2 consumer warpgroups), stages=" + std::to_string(g.stages) + ", output box " +
+                    std::to_string(g.bni) + "x" + std::to_string(g.bh) + "x" +
+                    std::to_string(g.bw) + " (images x rows x columns)";
+    if (persistent)
+      s += std::string(", persistent (one block per multiprocessor walking the ") +
+           std::to_string(g.blocks()) + " tiles, epilogue from registers)" +
+           (kHopperPersistentDeviceTested ? "" : " [not device-tested]");
+    return s;
   }
 };
 

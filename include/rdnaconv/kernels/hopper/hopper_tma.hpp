@@ -22,6 +22,7 @@
 
 #include "rdnaconv/arch/atoms.hpp"
 #include "rdnaconv/arch/platform.hpp"
+#include "rdnaconv/arch/static_for.hpp"
 #include "rdnaconv/arch/tma.hpp"
 #include "rdnaconv/arch/wgmma.hpp"
 #include "rdnaconv/detail/launch_log.hpp"
@@ -42,6 +43,11 @@ struct HopperTmaParams : ConvDims {
   int steps;    ///< reduction steps: R * S * cblocks
   int bw, bh, bni, tiles_q, tiles_p, n_blocks;
   EpilogueParams epi;
+};
+
+/// Version 6's parameters: the per-tile kernel's and the launch's tile count (the walk's end).
+struct HopperPersistentParams : HopperTmaParams {
+  int tiles;  ///< every block tile of the launch (<= INT_MAX: the host checks)
 };
 
 #if defined(RDNACONV_BACKEND_CUDA)
@@ -246,6 +252,209 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
 #endif
 }
 
+/// Version 6's epilogue for one run of 8 filters of one pixel (o0: y's index of the run's first
+/// element, ko: its filter): bias, residual, activation and output type as the per-tile
+/// kernel's copy-out, one 16-byte store where `vec` and the run is whole, element stores else.
+/// The per-tile kernel keeps its own copy of these lines: calling this from it changes its PTX
+/// (register numbering), and it is the routed, device-tested kernel.
+RDNACONV_DEVICE inline void hopper_store_run(const EpilogueParams& e, bool clamp,
+                                             const ClampEpilogue& fc, bool vec, std::int64_t o0,
+                                             int ko, int k, float (&v)[8]) {
+  if (vec && ko + 8 <= k) {
+    float bias[8];
+    engine::load_bias8(e.bias, e.bias_type, ko, bias);
+    if (clamp) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) v[i] = fc(bias[i], v[i]);
+    } else {
+      float z[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+      if (e.z != nullptr) engine::load8(e.z, e.z_type, o0, z);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float t8 = e.alpha * v[i] + bias[i];
+        if (e.z != nullptr) t8 += e.beta * z[i];
+        v[i] = activate(t8, e.act);
+      }
+    }
+    engine::store8(e.y, e.out_type, o0, v);
+  } else {
+    for (int i = 0; i < 8 && ko + i < k; ++i)
+      store_out(e.y, e.out_type, o0 + i,
+                clamp ? fc(load_bias(e.bias, e.bias_type, ko + i), v[i])
+                      : epilogue_value(e, o0 + i, ko + i, v[i]));
+  }
+}
+
+/// Tile `t`'s output box origin and first filter (filter blocks fastest: the tiles that share
+/// an A box run together), as the per-tile kernel derives them from its block index.
+struct HopperTileAt {
+  int q0, p0, n0, k0;
+};
+RDNACONV_DEVICE inline HopperTileAt hopper_tile_at(const HopperTmaParams& pr, int t, int bn) {
+  const int n_block = t % pr.n_blocks;
+  t /= pr.n_blocks;
+  const int tq = t % pr.tiles_q;
+  t /= pr.tiles_q;
+  const int tp = t % pr.tiles_p, tn = t / pr.tiles_p;
+  return {tq * pr.bw, tp * pr.bh, tn * pr.bni, n_block * bn};
+}
+
+/// Version 6 (README.md here): the per-tile kernel's main loop in a persistent block. The grid
+/// holds at most one block per multiprocessor; block b computes tiles b, b + gridDim.x, ... The
+/// producer's ring of stages runs on across tiles (its phase bits flip every ST steps, not
+/// every tile), so while the consumers store tile i it is already loading tile i + 1's first
+/// stages. The consumers therefore cannot stage the epilogue in the pipeline's bytes: each
+/// consumer warp writes one 16 x 16 chunk of its accumulators at a time to its own 1280 bytes
+/// (kHopperEpiLd), reads it back as one row of 8 filters per lane and stores those with the
+/// per-tile kernel's epilogue (16 bytes per lane; a warp's store covers 16 pixels x 32 bytes).
+template <DType T, int BN, int ST, int BK, int BM = 128>
+__global__ void __launch_bounds__(kHopperThreads, 1)
+    hopper_tma_persistent(const __grid_constant__ CUtensorMap ta,
+                          const __grid_constant__ CUtensorMap tb,
+                          const __grid_constant__ HopperPersistentParams pr) {
+#if defined(RDNACONV_TMA_ASM)
+  using SM = HopperSmem<BM, BN, ST, BK>;
+  using Atom = arch::MmaSm80<T>;  // wgmma's accumulators follow mma.sync's C map (wgmma.hpp)
+  constexpr int NH = BN / 128;
+  constexpr int MH = BM / 128;
+  constexpr int NA = MH * NH;
+  static_assert(BM == 128 || (BM == 256 && BN == 128), "the tall block is 256 x 128");
+  extern __shared__ __align__(1024) uint4 smem_words[];
+  char* smem = reinterpret_cast<char*>(smem_words);
+  float* scratch = reinterpret_cast<float*>(smem + SM::kPipe);
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + SM::kPipe + kHopperEpiBytes);
+  std::uint64_t* empty = full + ST;
+  const int tid = int(threadIdx.x), wg = tid / 128;
+  const int tiles = pr.tiles;
+
+  if (tid == 0) {
+    arch::tma_prefetch_map(&ta);
+    arch::tma_prefetch_map(&tb);
+#pragma unroll
+    for (int s = 0; s < ST; ++s) {
+      arch::mbar_init(&full[s], 1);
+      arch::mbar_init(&empty[s], 256);
+    }
+    arch::mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // producer: one thread, every step of every tile of this block
+    if constexpr (NA == 2) arch::setmaxnreg_dec<40>();
+    if (tid == 0) {
+      int st = 0;
+      std::uint32_t phase = 0;  // of the ring's current lap; a fresh `empty` passes lap 0's wait
+      for (int t = int(blockIdx.x); t < tiles; t += int(gridDim.x)) {
+        const HopperTileAt o = hopper_tile_at(pr, t, BN);
+        const int w0 = o.q0 * pr.stride_w - pr.pad_left, h0 = o.p0 * pr.stride_h - pr.pad_top;
+        int tap = 0, cb = 0, r = 0, s = 0;
+        for (int step = 0; step < pr.steps; ++step) {
+          arch::mbar_wait(&empty[st], phase ^ 1);
+          arch::mbar_arrive_expect_tx(&full[st], SM::kStage);
+          char* a = smem + st * SM::kStage;
+          arch::tma_load_4d(a, &ta, &full[st], cb * SM::kBk, w0 + s * pr.dil_w, h0 + r * pr.dil_h,
+                            o.n0);
+          arch::tma_load_3d(a + SM::kABytes, &tb, &full[st], cb * SM::kBk, tap, o.k0);
+          if (++cb == pr.cblocks) {
+            cb = 0;
+            ++tap;
+            if (++s == pr.s) s = 0, ++r;
+          }
+          if (++st == ST) st = 0, phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+
+  if constexpr (NA == 2) arch::setmaxnreg_inc<232>();
+  const int g = wg - 1, ctid = tid - 128;
+  const int lane = ctid % 32, warp = (ctid / 32) % 4;
+  float* scr = scratch + (ctid / 32) * 16 * kHopperEpiLd;  // this warp's chunk
+  const EpilogueParams& e = pr.epi;
+  const bool clamp = epilogue_is_clamp(e);
+  const ClampEpilogue fc(e);
+  const bool vec = reinterpret_cast<std::uintptr_t>(e.y) % 16 == 0 &&
+                   reinterpret_cast<std::uintptr_t>(e.z) % 16 == 0 && pr.k % 8 == 0;
+  constexpr std::uint64_t kSlab = 64 * SM::kBk * 2 / 16;  // slab m's A: 64 rows on
+  int st = 0;
+  std::uint32_t phase = 0;
+  float acc[NA][8][8];
+  for (int t = int(blockIdx.x); t < tiles; t += int(gridDim.x)) {
+    const HopperTileAt o = hopper_tile_at(pr, t, BN);
+#pragma unroll
+    for (int h = 0; h < NA; ++h)
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int v = 0; v < 8; ++v) acc[h][j][v] = 0.f;
+    int last = 0;  // the stage of the previous step, released once its products are done
+    for (int step = 0; step < pr.steps; ++step) {
+      arch::mbar_wait(&full[st], phase);
+      const char* a = smem + st * SM::kStage;
+      const std::uint64_t da = arch::smem_desc_swizzled<BK * 2>(a + g * MH * 64 * SM::kBk * 2);
+      const std::uint64_t db = arch::smem_desc_swizzled<BK * 2>(a + SM::kABytes);
+      arch::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < SM::kBk / 16; ++kk) {
+        if constexpr (NH == 2) {
+          arch::wgmma_m64n256k16<T == DType::bf16>(acc, da + 2 * kk, db + 2 * kk);
+        } else {
+#pragma unroll
+          for (int m = 0; m < MH; ++m)
+            arch::wgmma_m64n128k16<T == DType::bf16>(acc[m], da + m * kSlab + 2 * kk, db + 2 * kk);
+        }
+      }
+      arch::wgmma_commit();
+      arch::wgmma_wait<1>();
+      if (step > 0) arch::mbar_arrive(&empty[last]);
+      last = st;
+      if (++st == ST) st = 0, phase ^= 1;
+    }
+    arch::wgmma_wait<0>();
+    arch::mbar_arrive(&empty[last]);  // the tile's last stage: the producer is on the next tile
+#pragma unroll
+    for (int h = 0; h < NA; ++h) arch::fence_operands(acc[h]);
+
+    // Epilogue from the registers, one 16 x 16 chunk c at a time: accumulator set a = c / 8
+    // (slab m x column half h), columns 16 (c % 8) on. The loop stays a loop (one copy of the
+    // copy-out's type and activation code, not NA * 8): each chunk's registers are picked by a
+    // chain of constant-index branches, so no accumulator leaves the registers.
+#pragma unroll 1
+    for (int c = 0; c < NA * 8; ++c) {
+      static_for<NA * 8>([&](auto cc) RDNACONV_INLINE_LAMBDA {
+        constexpr int C = decltype(cc)::value;
+        if (c == C) {
+#pragma unroll
+          for (int v = 0; v < 8; v += 2)
+            *reinterpret_cast<float2*>(scr + Atom::c_row(lane, v) * kHopperEpiLd +
+                                       Atom::c_col(lane, v)) =
+                make_float2(acc[C / 8][C % 8][v], acc[C / 8][C % 8][v + 1]);
+        }
+      });
+      __syncwarp();
+      const float* sv = scr + (lane % 16) * kHopperEpiLd + 8 * (lane / 16);
+      const float4 x0 = *reinterpret_cast<const float4*>(sv);
+      const float4 x1 = *reinterpret_cast<const float4*>(sv + 4);
+      __syncwarp();  // every lane has read its run before the next chunk overwrites it
+      float v8[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+      const int a = c / 8, m = NH == 2 ? 0 : a, h = NH == 2 ? a : 0;
+      const int row = (g * MH + m) * 64 + warp * 16 + lane % 16;  // this lane's pixel
+      const int dq = row % pr.bw, dp = (row / pr.bw) % pr.bh, dn = row / (pr.bw * pr.bh);
+      const int q = o.q0 + dq, p = o.p0 + dp, n = o.n0 + dn;
+      const int ko = o.k0 + h * 128 + (c % 8) * 16 + 8 * (lane / 16);
+      if (q < pr.q && p < pr.p && n < pr.n && ko < pr.k) {
+        const std::int64_t o0 = ((std::int64_t(n) * pr.p + p) * pr.q + q) * pr.k + ko;
+        hopper_store_run(e, clamp, fc, vec, o0, ko, pr.k, v8);
+      }
+    }
+  }
+#else
+  (void)ta, (void)tb, (void)pr;
+  arch::tma_unreachable();
+#endif
+}
+
 namespace detail_hopper {
 
 /// cuTensorMapEncodeTiled, found once through the runtime (no link against the driver library).
@@ -279,12 +488,26 @@ inline bool encode(CUtensorMap& m, const void* base, int rank, const cuuint64_t*
            CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+/// persistent_grid: 0 for the per-tile kernel (one block per tile), else version 6 on that many
+/// blocks (at most one per multiprocessor, at most the tiles).
 template <DType T, int BN, int BK, int BM = 128>
 inline rt::error_t launch(const CUtensorMap& ta, const CUtensorMap& tb, const HopperTmaParams& pr,
-                          std::int64_t blocks, rt::stream_t stream) {
+                          std::int64_t blocks, rt::stream_t stream, int persistent_grid = 0) {
   constexpr int ST = hopper_stages(BM, BN, BK);
+  using SM = HopperSmem<BM, BN, ST, BK>;
+  if (persistent_grid > 0) {
+    auto* kernel = &hopper_tma_persistent<T, BN, ST, BK, BM>;
+    constexpr int bytes = SM::kPipe + kHopperEpiBytes + 2 * ST * 8;
+    static_assert(bytes <= 227 * 1024, "one block per multiprocessor");
+    if (rt::error_t e = rt::set_max_dynamic_smem(kernel, bytes); e != rt::success) return e;
+    HopperPersistentParams pp{};
+    static_cast<HopperTmaParams&>(pp) = pr;
+    pp.tiles = int(blocks);
+    kernel<<<unsigned(persistent_grid), kHopperThreads, bytes, stream>>>(ta, tb, pp);
+    return rt::get_last_error();
+  }
   auto* kernel = &hopper_tma_conv<T, BN, ST, BK, BM>;
-  constexpr int bytes = HopperSmem<BM, BN, ST, BK>::kBytes;
+  constexpr int bytes = SM::kBytes;
   if (rt::error_t e = rt::set_max_dynamic_smem(kernel, bytes); e != rt::success) return e;
   kernel<<<unsigned(blocks), kHopperThreads, bytes, stream>>>(ta, tb, pr);
   return rt::get_last_error();
@@ -295,20 +518,31 @@ inline rt::error_t launch(const CUtensorMap& ta, const CUtensorMap& tb, const Ho
 /// Host launcher: the tensor maps of this call's x and packed weights (built here, on the host,
 /// about a microsecond each: they hold the addresses), then one launch.
 /// tall: the 256 x 128 block (Conv2dOptions::tile = tall; the plan checked hopper_tall_fits).
+/// persistent_sms: 0 for the per-tile kernel; else version 6 (Conv2dOptions::schedule =
+/// persistent) on min(this, tiles) blocks (the plan's multiprocessor count; -1 where the plan
+/// has none: one block per tile, the walk then being one tile long).
 template <DType T>
 inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t* x,
                                      const std::uint16_t* wpk, const EpilogueParams& epi,
-                                     rt::stream_t stream, bool tall = false) {
+                                     rt::stream_t stream, bool tall = false,
+                                     int persistent_sms = 0) {
   const HopperGeometry g = hopper_geometry(p, tall);
   const ReductionLayout l = tap_layout(p, 32);
   if (g.blocks() > INT_MAX) return rt::invalid_value;
-  detail::note_launch([] { return std::string("hopper_tma_conv<nhwc>"); });
+  const bool persistent = persistent_sms != 0;
+  const int grid = !persistent                   ? 0
+                   : persistent_sms < 0          ? int(g.blocks())
+                   : g.blocks() < persistent_sms ? int(g.blocks())
+                                                 : persistent_sms;
+  detail::note_launch([persistent] {
+    return std::string(persistent ? "hopper_tma_persistent<nhwc>" : "hopper_tma_conv<nhwc>");
+  });
   struct Tile {  // the launch log's tile: what describe() prints (HopperTmaFamily::tile_str)
     const Conv2dProblem& p;
-    bool tall;
-    std::string str() const { return HopperTmaFamily::tile_str(p, tall); }
+    bool tall, persistent;
+    std::string str() const { return HopperTmaFamily::tile_str(p, tall, persistent); }
   };
-  detail::note_tile(Tile{p, tall});
+  detail::note_tile(Tile{p, tall, persistent});
   CUtensorMap ta{}, tb{};
   {
     const cuuint64_t dims[4] = {cuuint64_t(p.c), cuuint64_t(p.w), cuuint64_t(p.h), cuuint64_t(p.n)};
@@ -338,14 +572,15 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
   pr.tiles_p = g.tiles_p;
   pr.n_blocks = g.n_blocks;
   pr.epi = epi;
+  const std::int64_t b = g.blocks();
   if (g.bm == 256)
-    return g.bk == 64 ? detail_hopper::launch<T, 128, 64, 256>(ta, tb, pr, g.blocks(), stream)
-                      : detail_hopper::launch<T, 128, 32, 256>(ta, tb, pr, g.blocks(), stream);
+    return g.bk == 64 ? detail_hopper::launch<T, 128, 64, 256>(ta, tb, pr, b, stream, grid)
+                      : detail_hopper::launch<T, 128, 32, 256>(ta, tb, pr, b, stream, grid);
   if (g.bk == 64)
-    return g.bn == 256 ? detail_hopper::launch<T, 256, 64>(ta, tb, pr, g.blocks(), stream)
-                       : detail_hopper::launch<T, 128, 64>(ta, tb, pr, g.blocks(), stream);
-  return g.bn == 256 ? detail_hopper::launch<T, 256, 32>(ta, tb, pr, g.blocks(), stream)
-                     : detail_hopper::launch<T, 128, 32>(ta, tb, pr, g.blocks(), stream);
+    return g.bn == 256 ? detail_hopper::launch<T, 256, 64>(ta, tb, pr, b, stream, grid)
+                       : detail_hopper::launch<T, 128, 64>(ta, tb, pr, b, stream, grid);
+  return g.bn == 256 ? detail_hopper::launch<T, 256, 32>(ta, tb, pr, b, stream, grid)
+                     : detail_hopper::launch<T, 128, 32>(ta, tb, pr, b, stream, grid);
 }
 
 #endif  // RDNACONV_BACKEND_CUDA
