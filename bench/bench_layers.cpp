@@ -23,7 +23,8 @@
 /// 256 x 128 block); the router's plan takes the tall block by itself where its rule says so.
 /// --schedule=persistent: beside each NHWC layer hopper_tma can take (Hopper, sm_90a build), the
 /// rows hopper_tma+per_tile (forced, its tile rule, one block per tile) and hopper_tma+persist (the
-/// same tile, Conv2dOptions::schedule = persistent: version 6's walk, kernels/hopper/README.md).
+/// same tile, Conv2dOptions::schedule = persistent: version 6's walk, kernels/hopper/README.md),
+/// and hopper_halo (version 7) where it applies.
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
 /// the router picks, named in the row's label), a method name (--methods=all), prepack (the
@@ -1055,6 +1056,10 @@ void register_set(const BenchSet& s) {
           bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
                             TileChoice::automatic, Schedule::persistent);
         });
+        if (can_implement(Method::hopper_halo, p, lk) && !(g_opt.all_methods && s.compare_methods))
+          reg("hopper_halo", [=](benchmark::State& st) {  // version 7: the input once per tile
+            bm_rdnaconv<T, L>(st, p, Method::hopper_halo, mult, false);
+          });
       }
     const bool residual = s.residual && is_bottleneck_out(p);
     if (residual)

@@ -15,6 +15,7 @@
 #include "rdnaconv/kernels/general/general_desc.hpp"
 #include "rdnaconv/kernels/grouped/grouped_desc.hpp"
 #include "rdnaconv/kernels/hopper/hopper_desc.hpp"
+#include "rdnaconv/kernels/hopper/hopper_halo_desc.hpp"
 #include "rdnaconv/kernels/winograd/winograd_desc.hpp"
 #include "rdnaconv/problem.hpp"
 #include "rdnaconv/types.hpp"
@@ -105,7 +106,7 @@ using Families =
     FamilyList<kernels::GeneralFamily, kernels::Gemm1x1Family, kernels::Nhwc3x3Family,
                kernels::CBlocked3x3Family, kernels::Nchw3x3Family, kernels::WinogradFamily,
                kernels::WinogradFusedFamily, kernels::HopperTmaFamily, kernels::GroupedFamily,
-               kernels::CBlocked1x1Family>;
+               kernels::CBlocked1x1Family, kernels::HopperHaloFamily>;
 
 inline constexpr std::array<MethodInfo, Families::size> kMethods = Families::rows();
 

@@ -224,15 +224,22 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
     d.reason += "; small tile: " + std::to_string(main_tile_blocks(p, *mi, d.tiles)) +
                 " main-tile blocks on " + std::to_string(dev.sms) + " multiprocessors";
   }
-  // The tile walk: persistent is hopper_tma's (version 6), forced only; what runs is recorded
-  // (automatic resolves to per_tile), as hopper_launch.hpp reads the plan's options.
-  if (o.schedule == Schedule::persistent && d.method != Method::hopper_tma)
+  // The tile walk: persistent is hopper_tma's (version 6), forced only, and hopper_halo's, which
+  // walks only so; what runs is recorded (automatic resolves to per_tile elsewhere), as
+  // hopper_launch.hpp reads the plan's options.
+  if (o.schedule == Schedule::persistent && d.method != Method::hopper_tma &&
+      d.method != Method::hopper_halo)
     return {StatusCode::method_not_applicable,
             std::string("rdnaconv: Conv2dOptions::schedule=persistent is the hopper_tma family's "
                         "tile walk (one block per multiprocessor); the plan's method is ") +
                 to_string(d.method)};
-  d.options.schedule =
-      o.schedule == Schedule::persistent ? Schedule::persistent : Schedule::per_tile;
+  if (o.schedule == Schedule::per_tile && d.method == Method::hopper_halo)
+    return {StatusCode::method_not_applicable,
+            "rdnaconv: Conv2dOptions::schedule=per_tile: hopper_halo's blocks walk the tiles "
+            "(persistent only); leave the schedule automatic"};
+  d.options.schedule = o.schedule == Schedule::persistent || d.method == Method::hopper_halo
+                           ? Schedule::persistent
+                           : Schedule::per_tile;
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
   const std::int64_t rows = is_winograd(d.method) ? winograd_tiles(p) : p.gemm_m();
   if (kernels::ceil_div(rows, tc.block_m) * kernels::ceil_div(p.k, tc.block_n) > 0x7fffffff)

@@ -52,6 +52,7 @@ enum class Method : std::uint8_t {
   hopper_tma,      ///< NHWC on Hopper: TMA-fed, warp-specialized wgmma loop (sm_90a only)
   grouped,         ///< groups > 1 (grouped, depthwise): direct, no matrix atoms
   cblocked1x1,     ///< 1x1 on a channel-blocked NCHWc repack of the input's read pixels (NCHW)
+  hopper_halo,     ///< NHWC on Hopper: hopper_tma's loop, the input read once for all taps
 };
 
 /// The Winograd variants (their results differ from the direct convolution by more rounding).
@@ -142,6 +143,8 @@ constexpr const char* to_string(Method m) {
       return "grouped";
     case Method::cblocked1x1:
       return "cblocked1x1";
+    case Method::hopper_halo:
+      return "hopper_halo";
   }
   return "?";
 }

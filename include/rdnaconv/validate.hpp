@@ -156,7 +156,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"activation", unsigned(o.activation), unsigned(Activation::sigmoid)},
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
-      {"method", unsigned(o.method), unsigned(Method::cblocked1x1)},
+      {"method", unsigned(o.method), unsigned(Method::hopper_halo)},
       {"tile", unsigned(o.tile), unsigned(TileChoice::tall)},
       {"schedule", unsigned(o.schedule), unsigned(Schedule::persistent)},
   };

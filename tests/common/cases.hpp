@@ -148,8 +148,9 @@ inline std::vector<Case> padmode_cases(PadMode m) {
 inline bool method_runs_on(Method m, LayoutKind l) {
   const int rs = m == Method::gemm1x1 || m == Method::cblocked1x1 ? 1 : 3;
   const int groups = m == Method::grouped ? 2 : 1;
+  const int c = m == Method::hopper_halo ? 64 : 8;  // its 128-byte rows: C % 64 == 0
   return m == Method::automatic ||
-         can_implement(m, make_problem(1, 8, 8, 8, 8, rs, rs, 1, rs / 2, 1, groups), l);
+         can_implement(m, make_problem(1, c, 8, 8, 8, rs, rs, 1, rs / 2, 1, groups), l);
 }
 
 /// `count` seeded random shapes that method `m` can implement on layout `l` (none if it does
@@ -182,6 +183,13 @@ inline std::vector<Case> random_cases(Method m, LayoutKind l, unsigned seed, int
       case Method::cblocked3x3:
         p = make_problem(u(1, 3), u(1, 72), u(1, 24), u(1, 24), u(1, 150), 3, 3, u(1, 2), 0,
                          u(1, 2));
+        p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
+        break;
+      case Method::hopper_halo:
+        // C a multiple of 64, filters up to 3x3 at stride 1, widths on both sides of its
+        // 64- and 128-column boxes, K on both sides of its 128-filter tall block
+        p = make_problem(u(1, 3), 64 * u(1, 2), u(1, 24), u(1, 140), u(1, 300), u(1, 3), u(1, 3), 1,
+                         0);
         p = with_pads(p, u(0, 2), u(0, 2), u(0, 2), u(0, 2));
         break;
       case Method::winograd:

@@ -358,6 +358,14 @@ Conv2dProblem fuzz_problem(std::uint64_t& rng, Method target, LayoutKind layout)
       const PadMode modes[] = {PadMode::reflect, PadMode::replicate, PadMode::circular};
       p.pad_mode = modes[uni(rng, 0, 2)];
     }
+    if (target == Method::hopper_halo) {
+      // its rule: C % 64 == 0, stride and dilation 1, R and S up to 3 (R * S >= 2)
+      p.c = 64 * uni(rng, 1, 4);
+      p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+      p.r = uni(rng, 1, 3);
+      p.s = uni(rng, p.r == 1 ? 2 : 1, 3);
+      p.w = logu(rng, 1, 160);  // both of its box widths (64, 128 columns)
+    }
     if (target == Method::grouped) {
       // groups > 1: half depthwise (C/G = 1, channel multiplier 1-4), half C/G up to 32
       p.groups = logu(rng, 2, 64);

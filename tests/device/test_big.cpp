@@ -88,3 +88,9 @@ TEST(BigTensor, HopperPersistentNhwc) {
   check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 256, 3, 3, 1, 1),
             DType::bf16, TileChoice::automatic, Schedule::persistent);
 }
+// hopper_halo (version 7): its tall block (K = 128) on the HopperTallNhwc problem: the halo box's
+// 4-D coordinates, the second image past 2^31 elements, 64-bit output offsets.
+TEST(BigTensor, HopperHaloNhwc) {
+  check_big(Method::hopper_halo, LayoutKind::nhwc,
+            make_problem(2, 128, 2900, 2900, 128, 3, 3, 1, 1), DType::bf16);
+}

@@ -153,7 +153,7 @@ TEST(Router, EmulatedAtomsUseTheRdnaTables) {
 }
 
 TEST(Registry, OneRowPerMethodWithSizes) {
-  EXPECT_EQ(kMethods.size(), 10u);
+  EXPECT_EQ(kMethods.size(), 11u);
   for (const MethodInfo& m : kMethods) {
     EXPECT_EQ(find_method(m.method), &m);
     EXPECT_EQ(find_method(m.name), &m);
@@ -560,6 +560,101 @@ TEST(Hopper, PersistentSchedule) {
   const Status s = make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h);
   EXPECT_EQ(s.code(), StatusCode::invalid_option);
   EXPECT_NE(s.message().find("Conv2dOptions::schedule"), std::string::npos) << s.message();
+}
+
+TEST(Hopper, HaloFamily) {
+  using kernels::hopper_halo_geometry;
+  // the tall block for K <= 128 with 128-column boxes: 2 rows, a 4 x 130 halo (66,560 bytes),
+  // four 16 KiB weight stages; the whole block within 227 KiB
+  kernels::HopperHaloGeometry g =
+      hopper_halo_geometry(make_problem(1, 128, 1024, 1024, 128, 3, 3, 1, 1));
+  EXPECT_EQ(g.bm, 256);
+  EXPECT_EQ(g.bn, 128);
+  EXPECT_EQ(g.bw, 128);
+  EXPECT_EQ(g.bh, 2);
+  EXPECT_EQ(g.hw, 130);
+  EXPECT_EQ(g.hh, 4);
+  EXPECT_EQ(g.a_bytes, 66560);
+  EXPECT_EQ(g.b_stages, 4);
+  EXPECT_LE(g.smem, kernels::kHopperSmemMax);
+  EXPECT_EQ(g.blocks(), 512 * 8);
+  // K > 128: 128 x 256 blocks, one-row boxes, three 32 KiB weight stages
+  g = hopper_halo_geometry(make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1));
+  EXPECT_EQ(g.bm, 128);
+  EXPECT_EQ(g.bn, 256);
+  EXPECT_EQ(g.bh, 1);
+  EXPECT_EQ(g.hh, 3);
+  EXPECT_EQ(g.a_bytes, 50176);  // 3 x 130 x 128 = 49,920, rounded up to 1024
+  EXPECT_EQ(g.b_stages, 3);
+  EXPECT_LE(g.smem, kernels::kHopperSmemMax);
+  EXPECT_EQ(g.blocks(), 128 * 2);
+  // outputs narrower than 128 columns: 64-column boxes (a slab is one box row either way)
+  g = hopper_halo_geometry(make_problem(1, 256, 64, 64, 256, 3, 3, 1, 1));
+  EXPECT_EQ(g.bw, 64);
+  EXPECT_EQ(g.bh, 2);
+  EXPECT_EQ(g.hw, 66);
+  EXPECT_LE(g.smem, kernels::kHopperSmemMax);
+  // every shape the rule takes fits shared memory (the largest boxes: 3x3, tall and wide)
+  for (int k : {64, 128, 129, 512})
+    for (int w : {1, 64, 127, 128, 4096})
+      EXPECT_LE(hopper_halo_geometry(make_problem(1, 64, 8, w, k, 3, 3, 1, 1)).smem,
+                kernels::kHopperSmemMax);
+  // the rule
+  const auto nhwc = LayoutKind::nhwc;
+  EXPECT_TRUE(
+      can_implement(Method::hopper_halo, make_problem(1, 128, 64, 64, 128, 3, 3, 1, 1), nhwc));
+  EXPECT_TRUE(can_implement(Method::hopper_halo, make_problem(1, 64, 64, 64, 8, 1, 3, 1, 0), nhwc));
+  EXPECT_FALSE(
+      can_implement(Method::hopper_halo, make_problem(1, 96, 64, 64, 128, 3, 3, 1, 1), nhwc));
+  EXPECT_FALSE(
+      can_implement(Method::hopper_halo, make_problem(1, 128, 64, 64, 128, 3, 3, 2, 1), nhwc));
+  EXPECT_FALSE(can_implement(Method::hopper_halo, make_problem(1, 128, 64, 64, 128, 1, 1), nhwc));
+  EXPECT_FALSE(
+      can_implement(Method::hopper_halo, make_problem(1, 128, 64, 64, 128, 5, 5, 1, 2), nhwc));
+  EXPECT_FALSE(
+      can_implement(Method::hopper_halo, make_problem(1, 128, 64, 64, 128, 3, 3, 1, 2, 2), nhwc));
+  EXPECT_FALSE(can_implement(Method::hopper_halo, make_problem(1, 128, 64, 64, 128, 3, 3, 1, 1),
+                             LayoutKind::nchw));
+  Conv2dProblem refl = make_problem(1, 128, 64, 64, 128, 3, 3, 1, 1);
+  refl.pad_mode = PadMode::reflect;
+  EXPECT_FALSE(can_implement(Method::hopper_halo, refl, nhwc));
+  EXPECT_NE(why_not(Method::hopper_halo, make_problem(1, 96, 64, 64, 128, 3, 3, 1, 1), nhwc)
+                .find("C % 64 == 0"),
+            std::string::npos);
+
+  // plans: forced only (the router never names it), sm90 table only, persistent, described
+  DeviceInfo h = make_device_info(false, 90, 32, 132);
+  h.family = family_from_cuda_cc(90, true);
+  const Conv2dProblem p = make_problem(1, 128, 512, 512, 128, 3, 3, 1, 1);
+  Conv2dOptions o;
+  PlanDesc d;
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, nhwc, o, h).ok());
+  EXPECT_NE(d.method, Method::hopper_halo);
+  o.method = Method::hopper_halo;
+  ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, nhwc, o, h).ok());
+  EXPECT_EQ(d.options.schedule, Schedule::persistent);
+  const std::string text = describe_plan(d);
+  EXPECT_NE(text.find("kernels=[hopper_halo_conv<nhwc>]"), std::string::npos) << text;
+  EXPECT_NE(text.find("tile=256x128x64 wgmma, TMA halo box 4x130"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not device-tested") != std::string::npos, !kernels::kHopperHaloDeviceTested)
+      << text;
+  EXPECT_EQ(d.packed_weight_bytes, std::size_t(128) * 9 * 128 * 2);
+  EXPECT_EQ(d.workspace_bytes, 0u);
+  o.schedule = Schedule::persistent;  // what it does: accepted
+  EXPECT_TRUE(make_plan_desc(d, p, DType::bf16, nhwc, o, h).ok());
+  o.schedule = Schedule::per_tile;  // what it does not do: refused
+  Status s = make_plan_desc(d, p, DType::bf16, nhwc, o, h);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_NE(s.message().find("persistent only"), std::string::npos) << s.message();
+  o.schedule = Schedule::automatic;
+  o.tile = TileChoice::small;  // it tiles itself
+  EXPECT_EQ(make_plan_desc(d, p, DType::bf16, nhwc, o, h).code(),
+            StatusCode::method_not_applicable);
+  o.tile = TileChoice::automatic;
+  DeviceInfo a = make_device_info(false, 80, 32, 108);  // an sm_80 table: not there
+  a.family = family_from_cuda_cc(80, false);
+  s = make_plan_desc(d, p, DType::bf16, nhwc, o, a);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
 }
 
 TEST(Hopper, TallRule) {

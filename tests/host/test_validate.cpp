@@ -113,7 +113,12 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
     o.bias_type = DType(v);  // without a bias too
     cases.push_back({"bias_type", o});
   }
-  for (unsigned v : {11u, 42u, 255u}) {  // 10 is cblocked1x1, the last
+  for (unsigned v : {3u, 200u}) {  // 2 is persistent, the last
+    Conv2dOptions o;
+    o.schedule = Schedule(v);
+    cases.push_back({"schedule", o});
+  }
+  for (unsigned v : {12u, 42u, 255u}) {  // 11 is hopper_halo, the last
     Conv2dOptions o;
     o.method = Method(v);
     cases.push_back({"method", o});
