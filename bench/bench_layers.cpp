@@ -24,6 +24,7 @@
 /// --schedule=persistent: beside each NHWC layer hopper_tma can take (Hopper, sm_90a build), the
 /// rows hopper_tma+per_tile (forced, its tile rule, one block per tile) and hopper_tma+persist (the
 /// same tile, Conv2dOptions::schedule = persistent: version 6's walk, kernels/hopper/README.md),
+/// hopper_tma+pingpong (Schedule::pingpong: version 8, 128 x 128 tiles per consumer warpgroup)
 /// and hopper_halo (version 7) where it applies.
 ///
 /// Rows: layer/<model>/N<batch>/<dtype>/<layout>/<layer>/<label>, label = router (the method
@@ -672,6 +673,7 @@ void bm_rdnaconv(benchmark::State& st, Conv2dProblem p, Method m, int mult, bool
       if (plan.desc().tile == kernels::TileKind::small) label += " tile=small";
       if (plan.desc().options.tile == TileChoice::tall) label += " tile=tall";
       if (plan.desc().options.schedule == Schedule::persistent) label += " persistent";
+      if (plan.desc().options.schedule == Schedule::pingpong) label += " pingpong";
       if (plan.desc().split_k > 1) label += " split_k=" + std::to_string(plan.desc().split_k);
       report(st, p, t, mult, label);
       if (!prepack_row) ceiling_fractions(st, dtype_of<T>());
@@ -1050,11 +1052,16 @@ void register_set(const BenchSet& s) {
       if (const MethodInfo* h = find_method(Method::hopper_tma);
           h && h->can_implement(p, lk) && runs_on_this_gpu(*h)) {
         reg("hopper_tma+per_tile", [=](benchmark::State& st) {  // forced, one block per tile
-          bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false);
+          bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
+                            TileChoice::automatic, Schedule::per_tile);
         });
         reg("hopper_tma+persist", [=](benchmark::State& st) {
           bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
                             TileChoice::automatic, Schedule::persistent);
+        });
+        reg("hopper_tma+pingpong", [=](benchmark::State& st) {
+          bm_rdnaconv<T, L>(st, p, Method::hopper_tma, mult, false, RowEpi::none, 0,
+                            TileChoice::automatic, Schedule::pingpong);
         });
         if (can_implement(Method::hopper_halo, p, lk) && !(g_opt.all_methods && s.compare_methods))
           reg("hopper_halo", [=](benchmark::State& st) {  // version 7: the input once per tile

@@ -41,7 +41,8 @@ struct Args {
   int variants = 0;  // 0: every epilogue variant of the mode; N: the first N (race checks)
   unsigned seed = 20261202u;
   std::int64_t sample = std::int64_t(1) << 18;
-  Schedule schedule = Schedule::automatic;  // --schedule persistent: hopper_tma's version 6
+  // --schedule persistent / pingpong: hopper_tma's versions 6 / 8
+  Schedule schedule = Schedule::automatic;
 };
 
 int usage(const char* why) {
@@ -51,7 +52,7 @@ int usage(const char* why) {
                "--dtype fp16|bf16|all --layout nchw|nhwc|both --method NAME|router|all [--atom "
                "native|gfx11|gfx12] "
                "[--count N] [--seed S] [--sample N] [--variants N] [--schedule "
-               "automatic|per_tile|persistent]\n"
+               "automatic|per_tile|persistent|pingpong]\n"
                "       rdnaconv_check --mode fuzz --seed S --count N [--atom "
                "native|gfx11|gfx12|all] [--seconds T]\n",
                why);
@@ -150,6 +151,8 @@ int main(int argc, char** argv) {
         a.schedule = Schedule::per_tile;
       else if (v == "persistent")
         a.schedule = Schedule::persistent;
+      else if (v == "pingpong")
+        a.schedule = Schedule::pingpong;
       else
         return usage("bad --schedule");
     } else

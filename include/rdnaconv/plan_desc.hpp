@@ -184,6 +184,11 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
   // family, type and layout instead of four.
   const bool remap = p.pad_mode != PadMode::zeros;
   if (remap && d.tile != kernels::TileKind::thin) d.tile = mi->tile_kind;
+  // hopper_tma with tile and schedule automatic: the router's ping-pong rule (version 8), which
+  // takes the place of its tall block
+  const bool pingpong_auto = !remap && d.method == Method::hopper_tma &&
+                             o.schedule == Schedule::automatic && o.tile == TileChoice::automatic &&
+                             hopper_pingpong_routed(p, router_thresholds(d.tiles), dev.sms);
   // The tile row: forced (Conv2dOptions::tile; direct engine families only, which are the ones
   // with reduction steps), else the router's small-grid rule.
   const bool direct = mi->k_steps(p, d.tiles) > 0;
@@ -214,8 +219,8 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
                   " (the remap kernels run the family's main tile or its thin row); leave tile "
                   "automatic or main"};
     d.tile = o.tile == TileChoice::small ? kernels::TileKind::small : mi->tile_kind;
-  } else if (!remap && d.method == Method::hopper_tma &&
-             hopper_tall_routed(p, layout, router_thresholds(d.tiles))) {
+  } else if (!remap && d.method == Method::hopper_tma && o.schedule != Schedule::pingpong &&
+             !pingpong_auto && hopper_tall_routed(p, layout, router_thresholds(d.tiles))) {
     d.options.tile = TileChoice::tall;  // what runs: hopper_launch.hpp reads the plan's options
     d.reason += "; tall block";
   } else if (!remap && auto_small_tile(p, *mi, d.tile, d.tiles, router_thresholds(d.tiles), dev.sms,
@@ -237,7 +242,26 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
     return {StatusCode::method_not_applicable,
             "rdnaconv: Conv2dOptions::schedule=per_tile: hopper_halo's blocks walk the tiles "
             "(persistent only); leave the schedule automatic"};
-  d.options.schedule = o.schedule == Schedule::persistent || d.method == Method::hopper_halo
+  // pingpong (version 8) is hopper_tma's alone and has its own tile (128 x 128 per consumer
+  // warpgroup): a forced tall block is refused, the router's tall rule was not applied above.
+  if (o.schedule == Schedule::pingpong && d.method != Method::hopper_tma)
+    return {StatusCode::method_not_applicable,
+            std::string("rdnaconv: Conv2dOptions::schedule=pingpong is the hopper_tma family's "
+                        "tile walk (two consumer warpgroups on tiles of their own); the plan's "
+                        "method is ") +
+                to_string(d.method)};
+  if (o.schedule == Schedule::pingpong && o.tile == TileChoice::tall)
+    return {StatusCode::method_not_applicable,
+            "rdnaconv: Conv2dOptions::schedule=pingpong runs 128 x 128 tiles per consumer "
+            "warpgroup, not the tall block; leave tile automatic or main"};
+  if (pingpong_auto)
+    d.reason +=
+        "; ping-pong walk: " + std::to_string(kernels::hopper_geometry(p, false, true).blocks()) +
+        " tiles of 128 x 128 on " + std::to_string(dev.sms) + " multiprocessors" +
+        (hopper_tall_routed(p, layout, router_thresholds(d.tiles)) ? " (in place of the tall block)"
+                                                                   : "");
+  d.options.schedule = o.schedule == Schedule::pingpong || pingpong_auto ? Schedule::pingpong
+                       : o.schedule == Schedule::persistent || d.method == Method::hopper_halo
                            ? Schedule::persistent
                            : Schedule::per_tile;
   const kernels::TileConfig tc = kernels::tile_of(d.tiles, d.tile);
@@ -301,6 +325,8 @@ inline std::string plan_kernels(const PlanDesc& d) {
   std::string k = mi->kernel_names(d.problem, d.layout);
   if (d.method == Method::hopper_tma && d.options.schedule == Schedule::persistent)
     k = "hopper_tma_persistent<nhwc>";  // version 6's kernel (hopper_tma.hpp)
+  if (d.method == Method::hopper_tma && d.options.schedule == Schedule::pingpong)
+    k = "hopper_tma_pingpong<nhwc>";  // version 8's kernel (hopper_tma.hpp)
   if (d.split_k > 1) {  // the split-K engine kernel in place of the plain one, then the reduction
     const std::size_t at = k.find("conv_gemm<");
     if (at != std::string::npos) k.replace(at, 10, "conv_gemm_splitk<");
@@ -315,7 +341,7 @@ inline std::string plan_kernels(const PlanDesc& d) {
 inline std::string plan_own_tile(const PlanDesc& d) {
   if (d.method == Method::hopper_tma)
     return kernels::HopperTmaFamily::tile_str(d.problem, d.options.tile == TileChoice::tall,
-                                              d.options.schedule == Schedule::persistent);
+                                              d.options.schedule);
   const MethodInfo* mi = find_method(d.method);
   return mi ? mi->tile_str(d.problem, d.layout) : std::string();
 }

@@ -76,6 +76,11 @@ struct RouterThresholds {
   std::int64_t hopper_tall_min_k = kNoLimit;
   std::int64_t hopper_tall_min_c = kNoLimit;
   std::int64_t hopper_tall_min_pixels = kNoLimit;
+  /// hopper_tma's ping-pong walk (version 8, Schedule::pingpong) for a hopper_tma plan with the
+  /// tile and the schedule left automatic whose 128 x 128 tiles number at least
+  /// hopper_pingpong_min_tiles_per_sm per multiprocessor (both consumer warpgroups busy);
+  /// kNoLimit (the default): never. It takes the place of the tall block there.
+  std::int64_t hopper_pingpong_min_tiles_per_sm = kNoLimit;
   /// NCHW 1x1 layers (C >= tap_min_c) go to cblocked1x1 (a repack of the pixels the filter reads,
   /// then 16-byte loads) instead of gemm1x1 (2-byte gathers) where K >= cblocked1x1_min_k, or
   /// C >= cblocked1x1_min_c, or the GEMM has at most cblocked1x1_small_max_pixels rows
@@ -152,6 +157,10 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
       t.hopper_tall_min_k = 128;
       t.hopper_tall_min_c = 128;
       t.hopper_tall_min_pixels = 256 * 256;
+      // hopper_tma's ping-pong walk (version 8): off (hopper_pingpong_min_tiles_per_sm stays
+      // kNoLimit) until a device run has tested and measured it; the eleventh session wrote it
+      // and got no GPU. Its first run's rows (the router with 2 tiles per multiprocessor
+      // against hopper_tma+per_tile) decide the value: kernels/hopper/README.md "Version 8".
       // cblocked1x1 against gemm1x1 on NCHW 1x1 layers, H100, 2026-12-07 (ninth session,
       // docs/ROUTER.md "cblocked1x1"; bf16, ResNet-50 N1 / N32 and both VAEs): the repack paid
       // for itself where the GEMM re-reads x often (K >= 512: 0.97-1.57x, >= 1.08x on 16 of 18
@@ -210,6 +219,14 @@ constexpr bool hopper_tall_routed(const Conv2dProblem& p, LayoutKind layout,
   return p.r == 3 && p.s == 3 && p.k >= t.hopper_tall_min_k && kernels::hopper_tall_fits(p) &&
          p.c >= t.hopper_tall_min_c && p.gemm_m() >= t.hopper_tall_min_pixels &&
          kernels::HopperTmaFamily::can_implement(p, layout);
+}
+
+/// Whether a hopper_tma plan with tile and schedule automatic runs version 8's ping-pong walk on
+/// `sms` multiprocessors (plan_desc.hpp then sets Conv2dOptions::schedule = pingpong).
+constexpr bool hopper_pingpong_routed(const Conv2dProblem& p, const RouterThresholds& t, int sms) {
+  if (t.hopper_pingpong_min_tiles_per_sm == kNoLimit || sms <= 0) return false;
+  return kernels::hopper_geometry(p, false, true).blocks() >=
+         t.hopper_pingpong_min_tiles_per_sm * sms;
 }
 
 /// Whether the router sends an NCHW 1x1 layer (C >= tap_min_c) to cblocked1x1 (RouterThresholds).

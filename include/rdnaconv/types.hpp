@@ -78,8 +78,9 @@ enum class TileChoice : std::uint8_t { automatic, main, small, tall };
 /// plan's choice: one block per tile today), per_tile (one block per output tile, as every
 /// method runs), persistent (hopper_tma only: one block per multiprocessor walking tiles, its
 /// producer loading the next tile while the consumers store the last; kernels/hopper/README.md,
-/// version 6).
-enum class Schedule : std::uint8_t { automatic, per_tile, persistent };
+/// version 6), pingpong (hopper_tma only: persistent, each consumer warpgroup computing its own
+/// 128 x 128 tile, one warpgroup's epilogue under the other's products; version 8).
+enum class Schedule : std::uint8_t { automatic, per_tile, persistent, pingpong };
 
 /// Architecture families that own a tile table.
 /// sm90: Hopper with the sm_90a target in the build (wgmma); sm80: every other sm_80+ device.
@@ -212,6 +213,8 @@ constexpr const char* to_string(Schedule s) {
       return "per_tile";
     case Schedule::persistent:
       return "persistent";
+    case Schedule::pingpong:
+      return "pingpong";
   }
   return "?";
 }

@@ -46,8 +46,8 @@ struct Conv2dOptions {
   /// method_not_applicable. main on hopper_tma: its 128 x 128 block (the router's tall rule
   /// off). tall: hopper_tma's 256 x 128 block (K <= 128), refused elsewhere.
   TileChoice tile = TileChoice::automatic;
-  /// The tile walk (Schedule): automatic (the default: the plan's choice), per_tile, or
-  /// persistent (hopper_tma only; refused elsewhere with method_not_applicable).
+  /// The tile walk (Schedule): automatic (the default: the plan's choice), per_tile, persistent
+  /// or pingpong (hopper_tma only; refused elsewhere with method_not_applicable).
   Schedule schedule = Schedule::automatic;
 };
 
@@ -158,7 +158,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
       {"method", unsigned(o.method), unsigned(Method::hopper_halo)},
       {"tile", unsigned(o.tile), unsigned(TileChoice::tall)},
-      {"schedule", unsigned(o.schedule), unsigned(Schedule::persistent)},
+      {"schedule", unsigned(o.schedule), unsigned(Schedule::pingpong)},
   };
   for (const Field& f : fields)
     if (f.value > f.last)

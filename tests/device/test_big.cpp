@@ -58,9 +58,9 @@ TEST(BigTensor, CBlocked1x1Nchw) {
 // The TMA family: 4-D boxes whose coordinates are per dimension (32-bit), output offsets 64-bit.
 // N = 2, C = 128 at 2900² (x: 2.15e9 elements) and K = 256 (the 256-wide variant; y: 4.3e9
 // elements, its second image past 2^31); bf16 (the routed type).
-TEST(BigTensor, HopperTmaNhwc) {
+TEST(BigTensor, HopperTmaNhwc) {  // one block per tile (the schedule forced: the ping-pong rule)
   check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 256, 3, 3, 1, 1),
-            DType::bf16);
+            DType::bf16, TileChoice::automatic, Schedule::per_tile);
 }
 TEST(BigTensor, GroupedDepthwiseNhwc) {
   check_big(Method::grouped, LayoutKind::nhwc,
@@ -87,6 +87,12 @@ TEST(BigTensor, HopperTallNhwc) {
 TEST(BigTensor, HopperPersistentNhwc) {
   check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 256, 3, 3, 1, 1),
             DType::bf16, TileChoice::automatic, Schedule::persistent);
+}
+// hopper_tma's version 8 (Schedule::pingpong) on the same problem: 128 x 128 tiles per consumer
+// warpgroup, K = 256 in two filter blocks, the second image past 2^31 elements.
+TEST(BigTensor, HopperPingpongNhwc) {
+  check_big(Method::hopper_tma, LayoutKind::nhwc, make_problem(2, 128, 2900, 2900, 256, 3, 3, 1, 1),
+            DType::bf16, TileChoice::automatic, Schedule::pingpong);
 }
 // hopper_halo (version 7): its tall block (K = 128) on the HopperTallNhwc problem: the halo box's
 // 4-D coordinates, the second image past 2^31 elements, 64-bit output offsets.

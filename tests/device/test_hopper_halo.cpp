@@ -14,8 +14,6 @@
 /// sm_90a).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <string>
 #include <vector>
 
 #include "common/check.hpp"
@@ -70,40 +68,13 @@ TEST(HopperHalo, MatchesTheDeviceReference) {
   ASSERT_GE(cases.size(), 15u);
   for (const Case& c : cases)
     ASSERT_TRUE(can_implement(Method::hopper_halo, c.p, LayoutKind::nhwc)) << c.what;
-  for (DType t : {DType::f16, DType::bf16}) {
-    SCOPED_TRACE(to_string(t));
-    const CheckEntry e = check_entry(t, LayoutKind::nhwc, AtomKind::native);
-    ASSERT_NE(e.check, nullptr);
-    const int n = expect_cases_pass(e, cases, Method::hopper_halo, LayoutKind::nhwc, DataKind::ints,
-                                    standard_variants(t), 9900);
-    EXPECT_GE(n, int(cases.size()) * 8);
-    if (HasFailure()) return;
-    expect_cases_pass(e, cases, Method::hopper_halo, LayoutKind::nhwc, DataKind::real,
-                      standard_variants(t), 9950);
-    if (HasFailure()) return;
-  }
+  expect_nhwc_cases_pass_both_types(cases, Method::hopper_halo, 9900, 9950);
 }
 
 TEST(HopperHalo, LaunchesTheHaloKernel) {
   if (!halo_runs_here()) GTEST_SKIP() << "hopper_halo does not run here";
-  PlanScratch b(std::size_t(1) << 24);
-  ASSERT_TRUE(b.ok());
-  const CheckEntry e = check_entry(DType::bf16, LayoutKind::nhwc, AtomKind::native);
-  ASSERT_NE(e.plan_run, nullptr);
-  for (const Case& c : halo_cases()) {
-    ASSERT_LE(std::size_t(std::max({c.p.x_elems(), c.p.w_elems(), c.p.y_elems()})), b.elems);
-    PlanRun r;
-    r.p = c.p;
-    r.o.method = Method::hopper_halo;
-    b.attach(r);
-    std::vector<std::string> kernels, tiles;
-    const Status s = plan_run_logged(e, r, kernels, tiles);
-    ASSERT_TRUE(s.ok()) << c.what << " " << describe(c.p) << ": " << s.message();
-    ASSERT_EQ(kernels.size(), 2u) << c.what;
-    EXPECT_EQ(kernels[0], "pack_tap_major") << c.what;
-    EXPECT_EQ(kernels[1], "hopper_halo_conv<nhwc>") << c.what;
-    ASSERT_EQ(tiles.size(), 1u) << c.what;
-    EXPECT_EQ(tiles[0], r.tile) << c.what;
-    EXPECT_NE(r.tile.find("halo box"), std::string::npos) << c.what << ": " << r.tile;
-  }
+  Conv2dOptions o;
+  o.method = Method::hopper_halo;
+  expect_hopper_launches(halo_cases(), o, "hopper_halo_conv<nhwc>", "halo box",
+                         std::size_t(1) << 24);
 }

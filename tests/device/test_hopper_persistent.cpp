@@ -13,8 +13,6 @@
 /// Skipped where hopper_tma does not run (not a Hopper GPU, or a build without sm_90a).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <string>
 #include <vector>
 
 #include "common/check.hpp"
@@ -62,46 +60,20 @@ TEST(HopperPersistent, MatchesTheDeviceReference) {
   for (const Case& c : cases)
     if (kernels::hopper_tall_fits(c.p)) tall.push_back(c);
   ASSERT_GE(tall.size(), 8u);
-  for (DType t : {DType::f16, DType::bf16}) {
-    SCOPED_TRACE(to_string(t));
-    const CheckEntry e = check_entry(t, LayoutKind::nhwc, AtomKind::native);
-    ASSERT_NE(e.check, nullptr);
-    for (TileChoice tile : {TileChoice::main, TileChoice::tall}) {
-      SCOPED_TRACE(to_string(tile));
-      const std::vector<Case>& list = tile == TileChoice::tall ? tall : cases;
-      const int n = expect_cases_pass(e, list, Method::hopper_tma, LayoutKind::nhwc, DataKind::ints,
-                                      standard_variants(t), 9700, tile, 0, Schedule::persistent);
-      EXPECT_GE(n, int(list.size()) * 8);
-      if (HasFailure()) return;
-      expect_cases_pass(e, list, Method::hopper_tma, LayoutKind::nhwc, DataKind::real,
-                        standard_variants(t), 9800, tile, 0, Schedule::persistent);
-      if (HasFailure()) return;
-    }
+  for (TileChoice tile : {TileChoice::main, TileChoice::tall}) {
+    SCOPED_TRACE(to_string(tile));
+    expect_nhwc_cases_pass_both_types(tile == TileChoice::tall ? tall : cases, Method::hopper_tma,
+                                      9700, 9800, tile, Schedule::persistent);
+    if (HasFailure()) return;
   }
 }
 
 TEST(HopperPersistent, LaunchesThePersistentKernel) {
   if (!persistent_runs_here()) GTEST_SKIP() << "hopper_tma does not run here";
-  PlanScratch b(std::size_t(1) << 25);  // y of the 512-tile case: 16.8M elements
-  ASSERT_TRUE(b.ok());
-  const CheckEntry e = check_entry(DType::bf16, LayoutKind::nhwc, AtomKind::native);
-  ASSERT_NE(e.plan_run, nullptr);
-  for (const Case& c : persistent_cases()) {
-    ASSERT_LE(std::size_t(std::max({c.p.x_elems(), c.p.w_elems(), c.p.y_elems()})), b.elems);
-    PlanRun r;
-    r.p = c.p;
-    r.o.method = Method::hopper_tma;
-    r.o.schedule = Schedule::persistent;
-    b.attach(r);
-    std::vector<std::string> kernels, tiles;
-    const Status s = plan_run_logged(e, r, kernels, tiles);
-    ASSERT_TRUE(s.ok()) << c.what << " " << describe(c.p) << ": " << s.message();
-    ASSERT_EQ(kernels.size(), 2u) << c.what;
-    EXPECT_EQ(kernels[0], "pack_tap_major") << c.what;
-    EXPECT_EQ(kernels[1], "hopper_tma_persistent<nhwc>") << c.what;
-    EXPECT_EQ(r.kernels, "hopper_tma_persistent<nhwc>") << c.what;  // what describe() names
-    ASSERT_EQ(tiles.size(), 1u) << c.what;
-    EXPECT_EQ(tiles[0], r.tile) << c.what;
-    EXPECT_NE(r.tile.find("persistent"), std::string::npos) << c.what << ": " << r.tile;
-  }
+  Conv2dOptions o;
+  o.method = Method::hopper_tma;
+  o.schedule = Schedule::persistent;
+  // y of the 512-tile case: 16.8M elements
+  expect_hopper_launches(persistent_cases(), o, "hopper_tma_persistent<nhwc>", "persistent",
+                         std::size_t(1) << 25);
 }

@@ -11,8 +11,6 @@
 /// Skipped where hopper_tma does not run (not a Hopper GPU, or a build without sm_90a).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <string>
 #include <vector>
 
 #include "common/check.hpp"
@@ -51,41 +49,14 @@ TEST(HopperTall, MatchesTheDeviceReference) {
   if (!tall_runs_here()) GTEST_SKIP() << "hopper_tma does not run here";
   const std::vector<Case> cases = tall_cases();
   ASSERT_GE(cases.size(), 12u);
-  for (DType t : {DType::f16, DType::bf16}) {
-    SCOPED_TRACE(to_string(t));
-    const CheckEntry e = check_entry(t, LayoutKind::nhwc, AtomKind::native);
-    ASSERT_NE(e.check, nullptr);
-    const int n = expect_cases_pass(e, cases, Method::hopper_tma, LayoutKind::nhwc, DataKind::ints,
-                                    standard_variants(t), 9500, TileChoice::tall);
-    EXPECT_GE(n, int(cases.size()) * 8);
-    if (HasFailure()) return;
-    expect_cases_pass(e, cases, Method::hopper_tma, LayoutKind::nhwc, DataKind::real,
-                      standard_variants(t), 9600, TileChoice::tall);
-    if (HasFailure()) return;
-  }
+  expect_nhwc_cases_pass_both_types(cases, Method::hopper_tma, 9500, 9600, TileChoice::tall);
 }
 
 TEST(HopperTall, LaunchesTheTallBlock) {
   if (!tall_runs_here()) GTEST_SKIP() << "hopper_tma does not run here";
-  PlanScratch b(std::size_t(1) << 22);
-  ASSERT_TRUE(b.ok());
-  const CheckEntry e = check_entry(DType::bf16, LayoutKind::nhwc, AtomKind::native);
-  ASSERT_NE(e.plan_run, nullptr);
-  for (const Case& c : tall_cases()) {
-    ASSERT_LE(std::size_t(std::max({c.p.x_elems(), c.p.w_elems(), c.p.y_elems()})), b.elems);
-    PlanRun r;
-    r.p = c.p;
-    r.o.method = Method::hopper_tma;
-    r.o.tile = TileChoice::tall;
-    b.attach(r);
-    std::vector<std::string> kernels, tiles;
-    const Status s = plan_run_logged(e, r, kernels, tiles);
-    ASSERT_TRUE(s.ok()) << c.what << " " << describe(c.p) << ": " << s.message();
-    ASSERT_EQ(kernels.size(), 2u) << c.what;
-    EXPECT_EQ(kernels[0], "pack_tap_major") << c.what;
-    EXPECT_EQ(kernels[1], "hopper_tma_conv<nhwc>") << c.what;
-    ASSERT_EQ(tiles.size(), 1u) << c.what;
-    EXPECT_EQ(tiles[0], r.tile) << c.what;
-    EXPECT_EQ(r.tile.rfind("256x128x", 0), 0u) << c.what << ": " << r.tile;
-  }
+  Conv2dOptions o;
+  o.method = Method::hopper_tma;
+  o.tile = TileChoice::tall;
+  expect_hopper_launches(tall_cases(), o, "hopper_tma_conv<nhwc>", "256x128x", std::size_t(1) << 22,
+                         true);
 }

@@ -474,8 +474,11 @@ TEST(Hopper, TallBlock) {
   EXPECT_NE(text.find("tile=128x128x64 wgmma"), std::string::npos) << text;
   EXPECT_EQ(text.find("tall"), std::string::npos) << text;
   EXPECT_EQ(d.options.tile, TileChoice::main);
-  // tile automatic, forced method or the router's own: the router's tall rule (K = 128,
-  // C >= 128, >= 256 x 256 outputs), which the plan reports and records in its options
+  // tile automatic, forced method or the router's own, one block per tile: the router's tall
+  // rule (K = 128, C >= 128, >= 256 x 256 outputs), which the plan reports and records in its
+  // options (with the schedule automatic too, the ping-pong rule may take its place:
+  // Hopper.PingpongSchedule)
+  o.schedule = Schedule::per_tile;
   for (Method m : {Method::hopper_tma, Method::automatic}) {
     o.method = m;
     o.tile = TileChoice::automatic;
@@ -487,6 +490,7 @@ TEST(Hopper, TallBlock) {
     EXPECT_NE(text.find("tall block"), std::string::npos) << text;  // the reason says why
   }
   // refused: K > 128, another method (forced or routed)
+  o.schedule = Schedule::automatic;
   o.method = Method::hopper_tma;
   o.tile = TileChoice::tall;
   Status s = make_plan_desc(d, make_problem(1, 128, 512, 512, 256, 3, 3, 1, 1), DType::bf16,
@@ -512,9 +516,14 @@ TEST(Hopper, PersistentSchedule) {
   PlanDesc d;
   ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok());
   EXPECT_EQ(d.method, Method::hopper_tma);  // the router's (the big 3x3 rule)
-  EXPECT_EQ(d.options.schedule, Schedule::per_tile);
+  // automatic: per tile, or the ping-pong walk where its rule takes the layer
+  const bool pp = hopper_pingpong_routed(p, router_thresholds(ArchClass::sm90), h.sms);
+  EXPECT_EQ(d.options.schedule, pp ? Schedule::pingpong : Schedule::per_tile);
   std::string text = describe_plan(d);
-  EXPECT_NE(text.find("kernels=[hopper_tma_conv<nhwc>]"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find(pp ? "kernels=[hopper_tma_pingpong<nhwc>]" : "kernels=[hopper_tma_conv<nhwc>]"),
+      std::string::npos)
+      << text;
   EXPECT_EQ(text.find("persistent"), std::string::npos) << text;
   for (Method m : {Method::hopper_tma, Method::automatic}) {
     o.method = m;
@@ -556,10 +565,101 @@ TEST(Hopper, PersistentSchedule) {
   }
   // an out-of-range value: invalid_option
   o.method = Method::automatic;
-  o.schedule = static_cast<Schedule>(3);
+  o.schedule = static_cast<Schedule>(4);
   const Status s = make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h);
   EXPECT_EQ(s.code(), StatusCode::invalid_option);
   EXPECT_NE(s.message().find("Conv2dOptions::schedule"), std::string::npos) << s.message();
+}
+
+TEST(Hopper, PingpongSchedule) {
+  // Conv2dOptions::schedule = pingpong: hopper_tma's version 8 (forced only): 128 x 128 tiles per
+  // consumer warpgroup whatever K, the router's tall rule off, its own stage count, named by
+  // describe() with its kernel; refused on other methods and with a forced tall block
+  DeviceInfo h = make_device_info(false, 90, 32, 132);
+  h.family = family_from_cuda_cc(90, true);
+  Conv2dOptions o;
+  o.schedule = Schedule::pingpong;
+  PlanDesc d;
+  const Conv2dProblem p = make_problem(1, 512, 128, 128, 512, 3, 3, 1, 1);
+  for (Method m : {Method::hopper_tma, Method::automatic}) {
+    o.method = m;
+    ASSERT_TRUE(make_plan_desc(d, p, DType::bf16, LayoutKind::nhwc, o, h).ok()) << to_string(m);
+    EXPECT_EQ(d.method, Method::hopper_tma);
+    EXPECT_EQ(d.options.schedule, Schedule::pingpong);
+    const std::string text = describe_plan(d);
+    EXPECT_NE(text.find("kernels=[hopper_tma_pingpong<nhwc>]"), std::string::npos) << text;
+    // K = 512 in filter blocks of 128 (not the 128 x 256 block), 6 stages of 32 KiB
+    EXPECT_NE(text.find("tile=128x128x64 per consumer warpgroup wgmma"), std::string::npos) << text;
+    EXPECT_NE(text.find("stages=6"), std::string::npos) << text;
+    // 128 x 128 outputs in boxes of 1 x 1 x 128: 128 x 4 tiles
+    EXPECT_NE(text.find("ping-pong (one block per multiprocessor walking the 512 tiles"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("not device-tested") != std::string::npos,
+              !kernels::kHopperPingpongDeviceTested)
+        << text;
+  }
+  // the geometry: 32-channel steps take 12 stages of 16 KiB; K <= 128 keeps 128 filters
+  kernels::HopperGeometry g =
+      kernels::hopper_geometry(make_problem(1, 96, 64, 64, 256, 3, 3, 1, 1), false, true);
+  EXPECT_EQ(g.bm, 128);
+  EXPECT_EQ(g.bn, 128);
+  EXPECT_EQ(g.bk, 32);
+  EXPECT_EQ(g.stages, 12);
+  EXPECT_EQ(g.n_blocks, 2);
+  // tile left automatic on a layer the router gives the tall block one block per tile: the
+  // ping-pong's tile, forced or by the router's ping-pong rule (8192 tiles on 132
+  // multiprocessors), which the reason names
+  const Conv2dProblem k128 = make_problem(1, 128, 1024, 1024, 128, 3, 3, 1, 1);
+  o.method = Method::automatic;
+  o.schedule = Schedule::per_tile;
+  ASSERT_TRUE(make_plan_desc(d, k128, DType::bf16, LayoutKind::nhwc, o, h).ok());
+  ASSERT_EQ(d.options.tile, TileChoice::tall);  // the router's tall rule (docs/ROUTER.md)
+  for (Schedule sc : {Schedule::pingpong, Schedule::automatic}) {
+    o.schedule = sc;
+    ASSERT_TRUE(make_plan_desc(d, k128, DType::bf16, LayoutKind::nhwc, o, h).ok());
+    if (sc == Schedule::automatic &&
+        !hopper_pingpong_routed(k128, router_thresholds(ArchClass::sm90), h.sms)) {
+      EXPECT_EQ(d.options.tile, TileChoice::tall);  // the rule is off in the table
+      continue;
+    }
+    EXPECT_EQ(d.options.schedule, Schedule::pingpong) << to_string(sc);
+    EXPECT_NE(d.options.tile, TileChoice::tall);
+    EXPECT_EQ(plan_own_tile(d).rfind("128x128x64 per consumer warpgroup", 0), 0u)
+        << plan_own_tile(d);
+    EXPECT_EQ(d.reason.find("ping-pong walk: 8192 tiles") != std::string::npos,
+              sc == Schedule::automatic)
+        << d.reason;
+  }
+  // the rule with the value its first device run is to try (off in the table until then):
+  // both warpgroups busy, 2 tiles per multiprocessor (ResNet-50's small grids stay on one block
+  // per tile); no multiprocessor count (a plan made without a device): never
+  RouterThresholds on = router_thresholds(ArchClass::sm90);
+  on.hopper_pingpong_min_tiles_per_sm = 2;
+  EXPECT_TRUE(hopper_pingpong_routed(k128, on, 132));
+  // 264 rows of 128 columns: 264 tiles, 2 per multiprocessor; one row fewer: not
+  EXPECT_TRUE(hopper_pingpong_routed(make_problem(1, 64, 264, 128, 128, 3, 3, 1, 1), on, 132));
+  EXPECT_FALSE(hopper_pingpong_routed(make_problem(1, 64, 263, 128, 128, 3, 3, 1, 1), on, 132));
+  EXPECT_FALSE(hopper_pingpong_routed(make_problem(1, 512, 7, 7, 512, 3, 3, 1, 1), on, 132));
+  EXPECT_FALSE(hopper_pingpong_routed(k128, on, 0));
+  EXPECT_FALSE(hopper_pingpong_routed(k128, RouterThresholds{}, 132));  // kNoLimit: never
+  o.schedule = Schedule::pingpong;
+  // refused: a forced tall block, another method (forced or routed), hopper_halo
+  o.method = Method::hopper_tma;
+  o.tile = TileChoice::tall;
+  Status s = make_plan_desc(d, k128, DType::bf16, LayoutKind::nhwc, o, h);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_NE(s.message().find("schedule=pingpong"), std::string::npos) << s.message();
+  o.tile = TileChoice::automatic;
+  for (Method m : {Method::nhwc3x3, Method::automatic, Method::hopper_halo}) {
+    o.method = m;
+    s = make_plan_desc(
+        d, m == Method::hopper_halo ? k128 : make_problem(1, 64, 32, 32, 64, 3, 3, 1, 1),
+        DType::bf16, LayoutKind::nhwc, o, h);
+    EXPECT_EQ(s.code(), StatusCode::method_not_applicable) << to_string(m);
+    EXPECT_NE(s.message().find("Conv2dOptions::schedule=pingpong"), std::string::npos)
+        << s.message();
+  }
 }
 
 TEST(Hopper, HaloFamily) {

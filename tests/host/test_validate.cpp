@@ -113,7 +113,7 @@ TEST(Validate, EveryOptionFieldOutsideItsEnum) {
     o.bias_type = DType(v);  // without a bias too
     cases.push_back({"bias_type", o});
   }
-  for (unsigned v : {3u, 200u}) {  // 2 is persistent, the last
+  for (unsigned v : {4u, 200u}) {  // 3 is pingpong, the last
     Conv2dOptions o;
     o.schedule = Schedule(v);
     cases.push_back({"schedule", o});

@@ -50,6 +50,15 @@ constexpr int hopper_stages(int bm, int bn, int bk) {
   return bk == 64 ? 4 : bm + bn > 256 ? 6 : 8;
 }
 
+/// Version 8's stages (Conv2dOptions::schedule = pingpong; 128 x 128 tiles per consumer
+/// warpgroup, stages of 32 / 16 KiB at bk = 64 / 32): 192 KiB of ring, the most that fits beside
+/// the epilogue's 10 KiB of chunks in the 227 KiB a block may have. Each warpgroup's tile is a
+/// whole reduction (9 taps x 2 steps at C = 128), so the deeper ring is what lets the producer
+/// run a tile's first steps ahead of the other warpgroup's last.
+constexpr int hopper_pingpong_stages(int bk) {
+  return bk == 64 ? 6 : 12;
+}
+
 /// The tall block (version 4; Conv2dOptions::tile = TileChoice::tall): 256 pixels x 128 filters
 /// for layers with K <= 128, each consumer warpgroup issuing two m64n128k16 per 16 channels
 /// (128 rows, 128 accumulators per thread as the 128 x 256 block's one m64n256k16). Per 16
@@ -63,6 +72,10 @@ constexpr int hopper_stages(int bm, int bn, int bk) {
 /// CLI, compute-sanitizer), so describe() carries no note; it measured no faster than the
 /// per-tile kernel, so only a forced schedule reaches it.
 inline constexpr bool kHopperPersistentDeviceTested = true;
+
+/// Version 8, the ping-pong walk (Conv2dOptions::schedule = pingpong; README.md here): written in
+/// the eleventh session; describe() says "not device-tested" until its device tests pass.
+inline constexpr bool kHopperPingpongDeviceTested = false;
 
 /// Shared memory of version 6's epilogue: each consumer warp stages one 16 x 16 chunk of its
 /// accumulators as f32 rows of 20 floats (20: the copy-out's row-per-lane float4 reads hit 8
@@ -79,16 +92,18 @@ constexpr bool hopper_tall_fits(const Conv2dProblem& p) {
 /// 64 (128-byte rows: half the boxes, barrier waits and descriptor setups per FLOP of 32), else
 /// 32 (a 64-wide step would read a zero half). Stages: hopper_stages.
 /// tall: the 256 x 128 block (hopper_tall_fits), whose box keeps each dimension at most 128
-/// pixels (TMA's 256 elements per box dimension at stride 2).
-constexpr HopperGeometry hopper_geometry(const Conv2dProblem& p, bool tall = false) {
+/// pixels (TMA's 256 elements per box dimension at stride 2). pingpong: version 8's tile, 128
+/// pixels x 128 filters per consumer warpgroup whatever K (two per block at a time).
+constexpr HopperGeometry hopper_geometry(const Conv2dProblem& p, bool tall = false,
+                                         bool pingpong = false) {
   HopperGeometry g{};
-  g.bm = tall ? 256 : 128;
+  g.bm = tall && !pingpong ? 256 : 128;
   g.bw = hopper_pow2_at_least(p.q(), 128);
   g.bh = hopper_pow2_at_least(p.p(), g.bm / g.bw < 128 ? g.bm / g.bw : 128);
   g.bni = g.bm / (g.bw * g.bh);
-  g.bn = !tall && p.k > 128 ? 256 : 128;
+  g.bn = !tall && !pingpong && p.k > 128 ? 256 : 128;
   g.bk = ceil_div(p.c, 32) % 2 == 0 ? 64 : 32;
-  g.stages = hopper_stages(g.bm, g.bn, g.bk);
+  g.stages = pingpong ? hopper_pingpong_stages(g.bk) : hopper_stages(g.bm, g.bn, g.bk);
   g.tiles_q = int(ceil_div(p.q(), g.bw));
   g.tiles_p = int(ceil_div(p.p(), g.bh));
   g.tiles_n = int(ceil_div(p.n, g.bni));
@@ -135,19 +150,28 @@ struct HopperTmaFamily {
   static constexpr std::int64_t k_steps(const Conv2dProblem&, ArchClass) { return 0; }
   /// Hopper only: the sm90 tile table (an sm_90a build on a 9.0 device, native atom).
   static constexpr bool runs_on(ArchClass f) { return f == ArchClass::sm90; }
-  /// What describe() prints as the tile (tall: the 256 x 128 block; persistent: version 6's
-  /// tile walk; both from PlanDesc's options).
-  static std::string tile_str(const Conv2dProblem& p, bool tall = false, bool persistent = false) {
-    const HopperGeometry g = hopper_geometry(p, tall);
+  /// What describe() prints as the tile (tall: the 256 x 128 block; the schedule: version 6's
+  /// persistent walk or version 8's ping-pong; both from PlanDesc's options).
+  static std::string tile_str(const Conv2dProblem& p, bool tall = false,
+                              Schedule sc = Schedule::per_tile) {
+    const bool pingpong = sc == Schedule::pingpong;
+    const HopperGeometry g = hopper_geometry(p, tall, pingpong);
     std::string s = std::to_string(g.bm) + "x" + std::to_string(g.bn) + "x" + std::to_string(g.bk) +
+                    (pingpong ? " per consumer warpgroup" : "") +
                     " wgmma, TMA, warp-specialized (1 producer warp, " +
                     "2 consumer warpgroups), stages=" + std::to_string(g.stages) + ", output box " +
                     std::to_string(g.bni) + "x" + std::to_string(g.bh) + "x" +
                     std::to_string(g.bw) + " (images x rows x columns)";
-    if (persistent)
+    if (sc == Schedule::persistent)
       s += std::string(", persistent (one block per multiprocessor walking the ") +
            std::to_string(g.blocks()) + " tiles, epilogue from registers)" +
            (kHopperPersistentDeviceTested ? "" : " [not device-tested]");
+    if (pingpong)
+      s += std::string(", ping-pong (one block per multiprocessor walking the ") +
+           std::to_string(g.blocks()) +
+           " tiles, the consumer warpgroups taking turns: one's epilogue under the other's "
+           "products)" +
+           (kHopperPingpongDeviceTested ? "" : " [not device-tested]");
     return s;
   }
 };

@@ -18,11 +18,13 @@ struct Launcher<HopperTmaFamily> {
   static rt::error_t run(const LaunchArgs& r) {
 #if defined(RDNACONV_BACKEND_CUDA) && defined(RDNACONV_SM90A)
     if constexpr (F == ArchClass::sm90 && A == AtomKind::native && L == LayoutKind::nhwc)
-      return launch_hopper_tma<T>(r.d.problem, r.x, r.packed, r.epi, r.stream,
-                                  r.d.options.tile == TileChoice::tall,
-                                  r.d.options.schedule != Schedule::persistent ? 0
-                                  : r.d.device.sms > 0                         ? r.d.device.sms
-                                                                               : -1);
+      return launch_hopper_tma<T>(
+          r.d.problem, r.x, r.packed, r.epi, r.stream, r.d.options.tile == TileChoice::tall,
+          r.d.options.schedule != Schedule::persistent && r.d.options.schedule != Schedule::pingpong
+              ? 0
+          : r.d.device.sms > 0 ? r.d.device.sms
+                               : -1,
+          r.d.options.schedule == Schedule::pingpong);
 #endif
     (void)r;
     return rt::invalid_value;

@@ -50,6 +50,12 @@ struct HopperPersistentParams : HopperTmaParams {
   int tiles;  ///< every block tile of the launch (<= INT_MAX: the host checks)
 };
 
+/// Version 8's parameters: version 6's and the log2 of the box's columns and rows (powers of
+/// two), so that its epilogue finds a row's pixel by shifts and masks.
+struct HopperPingpongParams : HopperPersistentParams {
+  int lbw, lbh;
+};
+
 #if defined(RDNACONV_BACKEND_CUDA)
 
 /// Block = 3 warpgroups: the producer, then two consumers of 64 GEMM rows each.
@@ -455,6 +461,228 @@ __global__ void __launch_bounds__(kHopperThreads, 1)
 #endif
 }
 
+/// Version 8's epilogue from the registers. Per accumulator set a (slab m x column half
+/// h of the warpgroup's NA sets of 64 x 128) the lane's GEMM row, which `pixel(row, pix)` turns
+/// into y's offset of its filter 0 (false: outside the output); then its 8 chunks of 16 x 16,
+/// each staged through this warp's 1280 bytes `scr` and read back as one run of 8 filters of
+/// that row per lane, which `store(pix, col, v)` stores (col: the run's first filter within the
+/// block). The chunk loop stays a loop (one copy of the store's type and activation code per
+/// set, not 8): a chunk's registers are picked by a chain of constant-index branches, so no
+/// accumulator leaves the registers.
+template <class Atom, int NA, int NH, int MH, class Pixel, class Store>
+RDNACONV_DEVICE RDNACONV_FORCEINLINE void hopper_store_chunks(float (&acc)[NA][8][8], float* scr,
+                                                              int g, int warp, int lane,
+                                                              Pixel&& pixel, Store&& store) {
+  static_for<NA>([&](auto aa) RDNACONV_INLINE_LAMBDA {
+    constexpr int A = decltype(aa)::value;
+    constexpr int m = NH == 2 ? 0 : A, h = NH == 2 ? A : 0;
+    std::int64_t pix = 0;
+    const bool inside = pixel((g * MH + m) * 64 + warp * 16 + lane % 16, pix);
+    const int col0 = h * 128 + 8 * (lane / 16);
+#pragma unroll 1
+    for (int j = 0; j < 8; ++j) {
+      static_for<8>([&](auto jj) RDNACONV_INLINE_LAMBDA {
+        constexpr int J = decltype(jj)::value;
+        if (j == J) {
+#pragma unroll
+          for (int v = 0; v < 8; v += 2)
+            *reinterpret_cast<float2*>(scr + Atom::c_row(lane, v) * kHopperEpiLd +
+                                       Atom::c_col(lane, v)) =
+                make_float2(acc[A][J][v], acc[A][J][v + 1]);
+        }
+      });
+      __syncwarp();
+      const float* sv = scr + (lane % 16) * kHopperEpiLd + 8 * (lane / 16);
+      const float4 x0 = *reinterpret_cast<const float4*>(sv);
+      const float4 x1 = *reinterpret_cast<const float4*>(sv + 4);
+      __syncwarp();  // every lane has read its run before the next chunk overwrites it
+      float v8[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+      if (inside) store(pix, col0 + j * 16, v8);
+    }
+  });
+}
+
+/// Version 8's epilogue of one tile `o` (hopper_store_chunks with the per-tile kernel's box: the
+/// row's pixel by shifts, y's filters from o.k0), every epilogue option applied. Versions 6 and
+/// 7 keep their own (the row's pixel by divisions): they are device-tested as they are, and the
+/// shifts are not yet (kernels/hopper/README.md, "Version 8").
+template <class Atom, int NA, int NH, int MH>
+RDNACONV_DEVICE RDNACONV_FORCEINLINE void hopper_store_tile(float (&acc)[NA][8][8], float* scr,
+                                                            int g, int warp, int lane,
+                                                            const HopperPingpongParams& pr,
+                                                            const HopperTileAt& o, bool clamp,
+                                                            const ClampEpilogue& fc, bool vec) {
+  const EpilogueParams& e = pr.epi;
+  hopper_store_chunks<Atom, NA, NH, MH>(
+      acc, scr, g, warp, lane,
+      [&](int row, std::int64_t& pix) RDNACONV_INLINE_LAMBDA {
+        const int q = o.q0 + (row & (pr.bw - 1)), p = o.p0 + ((row >> pr.lbw) & (pr.bh - 1));
+        const int n = o.n0 + (row >> (pr.lbw + pr.lbh));
+        pix = ((std::int64_t(n) * pr.p + p) * pr.q + q) * pr.k;
+        return q < pr.q && p < pr.p && n < pr.n;
+      },
+      [&](std::int64_t pix, int col, float(&v8)[8]) RDNACONV_INLINE_LAMBDA {
+        const int ko = o.k0 + col;
+        if (ko < pr.k) hopper_store_run(e, clamp, fc, vec, pix + ko, ko, pr.k, v8);
+      });
+}
+
+/// Version 8's producer (one thread; version 6's loop, which keeps its own copy as device-tested):
+/// every step of every tile of this block (tiles
+/// blockIdx.x, + gridDim.x, ... below `tiles`) into the ring of ST stages, in order, each stage
+/// waited for on its `empty` barrier (lap 0's wait passes on a fresh barrier), armed on `full`
+/// with the step's bytes, then the A box (the tap's window of x) and the B box (the weights).
+template <class SM, int ST, int BN>
+RDNACONV_DEVICE RDNACONV_FORCEINLINE void hopper_produce_walk(const CUtensorMap& ta,
+                                                              const CUtensorMap& tb,
+                                                              const HopperTmaParams& pr, int tiles,
+                                                              char* smem, std::uint64_t* full,
+                                                              std::uint64_t* empty) {
+  int st = 0;
+  std::uint32_t phase = 0;  // of the ring's current lap
+  for (int t = int(blockIdx.x); t < tiles; t += int(gridDim.x)) {
+    const HopperTileAt o = hopper_tile_at(pr, t, BN);
+    const int w0 = o.q0 * pr.stride_w - pr.pad_left, h0 = o.p0 * pr.stride_h - pr.pad_top;
+    int tap = 0, cb = 0, r = 0, s = 0;
+    for (int step = 0; step < pr.steps; ++step) {
+      arch::mbar_wait(&empty[st], phase ^ 1);
+      arch::mbar_arrive_expect_tx(&full[st], SM::kStage);
+      char* a = smem + st * SM::kStage;
+      arch::tma_load_4d(a, &ta, &full[st], cb * SM::kBk, w0 + s * pr.dil_w, h0 + r * pr.dil_h,
+                        o.n0);
+      arch::tma_load_3d(a + SM::kABytes, &tb, &full[st], cb * SM::kBk, tap, o.k0);
+      if (++cb == pr.cblocks) {
+        cb = 0;
+        ++tap;
+        if (++s == pr.s) s = 0, ++r;
+      }
+      if (++st == ST) st = 0, phase ^= 1;
+    }
+  }
+}
+
+/// Version 8 (README.md here): the ping-pong walk. Persistent as version 6 (block b takes the
+/// launch's tiles b, b + gridDim.x, ... in the per-tile kernel's order, the producer's ring
+/// running on across them), but each tile is one consumer warpgroup's alone: 128 pixels x 128
+/// filters (two m64n128k16 per 16 channels, 128 accumulators per thread, the tall block's share),
+/// the block's even tiles warpgroup 1's, its odd ones warpgroup 2's. The warpgroups take turns on
+/// the tensor cores: one issues a tile's products while the other stores its last tile, so the
+/// epilogue, which versions 2-7 run with the tensor cores idle, hides under the products.
+///
+/// Barriers: `full` / `empty` per stage as version 6, `empty` counting one warpgroup (128
+/// arrivals). `turn[g]` completes a phase each time warpgroup g has issued a tile's last
+/// products; a warpgroup starts tile i's products only once the other has issued tile i - 1's.
+/// That order is also what keeps the `full` waits' parity exact: a warpgroup waits on ring
+/// position i * steps + k only after the other has passed position i * steps - 1, so the
+/// stage's previous lap (ST positions back) has landed and its parity cannot alias two laps.
+template <DType T, int ST, int BK>
+__global__ void __launch_bounds__(kHopperThreads, 1)
+    hopper_tma_pingpong(const __grid_constant__ CUtensorMap ta,
+                        const __grid_constant__ CUtensorMap tb,
+                        const __grid_constant__ HopperPingpongParams pr) {
+#if defined(RDNACONV_TMA_ASM)
+  constexpr int BM = 128, BN = 128;
+  using SM = HopperSmem<BM, BN, ST, BK>;
+  using Atom = arch::MmaSm80<T>;  // wgmma's accumulators follow mma.sync's C map (wgmma.hpp)
+  extern __shared__ __align__(1024) uint4 smem_words[];
+  char* smem = reinterpret_cast<char*>(smem_words);
+  float* scratch = reinterpret_cast<float*>(smem + SM::kPipe);
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + SM::kPipe + kHopperEpiBytes);
+  std::uint64_t* empty = full + ST;
+  std::uint64_t* turn = empty + ST;
+  const int tid = int(threadIdx.x), wg = tid / 128;
+  const int tiles = pr.tiles;
+
+  if (tid == 0) {
+    arch::tma_prefetch_map(&ta);
+    arch::tma_prefetch_map(&tb);
+#pragma unroll
+    for (int s = 0; s < ST; ++s) {
+      arch::mbar_init(&full[s], 1);
+      arch::mbar_init(&empty[s], 128);  // the one warpgroup whose tile the stage holds
+    }
+    arch::mbar_init(&turn[0], 128);
+    arch::mbar_init(&turn[1], 128);
+    arch::mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // producer: version 6's, every step of every tile of this block in order
+    arch::setmaxnreg_dec<40>();
+    if (tid == 0) hopper_produce_walk<SM, ST, BN>(ta, tb, pr, tiles, smem, full, empty);
+    return;
+  }
+
+  arch::setmaxnreg_inc<232>();
+  const int g = wg - 1, ctid = tid - 128;
+  const int lane = ctid % 32, warp = (ctid / 32) % 4;
+  float* scr = scratch + (ctid / 32) * 16 * kHopperEpiLd;  // this warp's chunk
+  const EpilogueParams& e = pr.epi;
+  const bool clamp = epilogue_is_clamp(e);
+  const ClampEpilogue fc(e);
+  const bool vec = reinterpret_cast<std::uintptr_t>(e.y) % 16 == 0 &&
+                   reinterpret_cast<std::uintptr_t>(e.z) % 16 == 0 && pr.k % 8 == 0;
+  constexpr std::uint64_t kSlab = 64 * SM::kBk * 2 / 16;  // slab 1's A: 64 rows on
+  // The ring position after one tile of the other warpgroup: `steps` positions on.
+  const int skip_st = pr.steps % ST;
+  const std::uint32_t skip_phase = std::uint32_t(pr.steps / ST) & 1u;
+  int st = 0;
+  std::uint32_t phase = 0;
+  auto skip = [&] {
+    st += skip_st;
+    phase ^= skip_phase;
+    if (st >= ST) st -= ST, phase ^= 1;
+  };
+  if (g == 1) skip();  // warpgroup 2 starts at the block's second tile
+  float acc[2][8][8];
+  int j = 0;  // this warpgroup's tiles so far
+  for (int t = int(blockIdx.x) + g * int(gridDim.x); t < tiles; t += 2 * int(gridDim.x), ++j) {
+    const HopperTileAt o = hopper_tile_at(pr, t, BN);
+    // the block's tile i = 2 j + g: after the other warpgroup has issued tile i - 1's products
+    if (g == 1)
+      arch::mbar_wait(&turn[0], std::uint32_t(j) & 1u);
+    else if (j > 0)
+      arch::mbar_wait(&turn[1], std::uint32_t(j - 1) & 1u);
+#pragma unroll
+    for (int m = 0; m < 2; ++m)
+#pragma unroll
+      for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+        for (int v = 0; v < 8; ++v) acc[m][jj][v] = 0.f;
+    int last = 0;
+    for (int step = 0; step < pr.steps; ++step) {
+      arch::mbar_wait(&full[st], phase);
+      const char* a = smem + st * SM::kStage;
+      const std::uint64_t da = arch::smem_desc_swizzled<BK * 2>(a);
+      const std::uint64_t db = arch::smem_desc_swizzled<BK * 2>(a + SM::kABytes);
+      arch::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < SM::kBk / 16; ++kk) {
+#pragma unroll
+        for (int m = 0; m < 2; ++m)
+          arch::wgmma_m64n128k16<T == DType::bf16>(acc[m], da + m * kSlab + 2 * kk, db + 2 * kk);
+      }
+      arch::wgmma_commit();
+      arch::wgmma_wait<1>();
+      if (step > 0) arch::mbar_arrive(&empty[last]);
+      last = st;
+      if (++st == ST) st = 0, phase ^= 1;
+    }
+    arch::mbar_arrive(&turn[g]);  // every product of the tile issued: the other's turn
+    arch::wgmma_wait<0>();
+    arch::mbar_arrive(&empty[last]);
+#pragma unroll
+    for (int m = 0; m < 2; ++m) arch::fence_operands(acc[m]);
+    skip();  // the other warpgroup's next tile
+
+    hopper_store_tile<Atom, 2, 1, 2>(acc, scr, 0, warp, lane, pr, o, clamp, fc, vec);
+  }
+#else
+  (void)ta, (void)tb, (void)pr;
+  arch::tma_unreachable();
+#endif
+}
+
 namespace detail_hopper {
 
 /// cuTensorMapEncodeTiled, found once through the runtime (no link against the driver library).
@@ -488,6 +716,29 @@ inline bool encode(CUtensorMap& m, const void* base, int rank, const cuuint64_t*
            CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+/// Version 8 on `grid` blocks (at most one per multiprocessor, at most the tiles).
+template <DType T, int BK>
+inline rt::error_t launch_pingpong(const CUtensorMap& ta, const CUtensorMap& tb,
+                                   const HopperTmaParams& pr, std::int64_t tiles,
+                                   rt::stream_t stream, int grid) {
+  int lbw = 0, lbh = 0;  // the box's sides are powers of two (hopper_geometry)
+  while ((1 << lbw) < pr.bw) ++lbw;
+  while ((1 << lbh) < pr.bh) ++lbh;
+  constexpr int ST = hopper_pingpong_stages(BK);
+  using SM = HopperSmem<128, 128, ST, BK>;
+  auto* kernel = &hopper_tma_pingpong<T, ST, BK>;
+  constexpr int bytes = SM::kPipe + kHopperEpiBytes + (2 * ST + 2) * 8;
+  static_assert(bytes <= 227 * 1024, "one block per multiprocessor");
+  if (rt::error_t e = rt::set_max_dynamic_smem(kernel, bytes); e != rt::success) return e;
+  HopperPingpongParams pp{};
+  static_cast<HopperTmaParams&>(pp) = pr;
+  pp.tiles = int(tiles);
+  pp.lbw = lbw;
+  pp.lbh = lbh;
+  kernel<<<unsigned(grid), kHopperThreads, bytes, stream>>>(ta, tb, pp);
+  return rt::get_last_error();
+}
+
 /// persistent_grid: 0 for the per-tile kernel (one block per tile), else version 6 on that many
 /// blocks (at most one per multiprocessor, at most the tiles).
 template <DType T, int BN, int BK, int BM = 128>
@@ -519,14 +770,15 @@ inline rt::error_t launch(const CUtensorMap& ta, const CUtensorMap& tb, const Ho
 /// about a microsecond each: they hold the addresses), then one launch.
 /// tall: the 256 x 128 block (Conv2dOptions::tile = tall; the plan checked hopper_tall_fits).
 /// persistent_sms: 0 for the per-tile kernel; else version 6 (Conv2dOptions::schedule =
-/// persistent) on min(this, tiles) blocks (the plan's multiprocessor count; -1 where the plan
-/// has none: one block per tile, the walk then being one tile long).
+/// persistent), or version 8 where `pingpong`, on min(this, tiles) blocks (the plan's
+/// multiprocessor count; -1 where the plan has none: one block per tile).
 template <DType T>
 inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t* x,
                                      const std::uint16_t* wpk, const EpilogueParams& epi,
-                                     rt::stream_t stream, bool tall = false,
-                                     int persistent_sms = 0) {
-  const HopperGeometry g = hopper_geometry(p, tall);
+                                     rt::stream_t stream, bool tall = false, int persistent_sms = 0,
+                                     bool pingpong = false) {
+  if (pingpong && persistent_sms == 0) return rt::invalid_value;
+  const HopperGeometry g = hopper_geometry(p, tall, pingpong);
   const ReductionLayout l = tap_layout(p, 32);
   if (g.blocks() > INT_MAX) return rt::invalid_value;
   const bool persistent = persistent_sms != 0;
@@ -534,15 +786,21 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
                    : persistent_sms < 0          ? int(g.blocks())
                    : g.blocks() < persistent_sms ? int(g.blocks())
                                                  : persistent_sms;
-  detail::note_launch([persistent] {
-    return std::string(persistent ? "hopper_tma_persistent<nhwc>" : "hopper_tma_conv<nhwc>");
+  const Schedule sc = pingpong     ? Schedule::pingpong
+                      : persistent ? Schedule::persistent
+                                   : Schedule::per_tile;
+  detail::note_launch([sc] {
+    return std::string(sc == Schedule::pingpong     ? "hopper_tma_pingpong<nhwc>"
+                       : sc == Schedule::persistent ? "hopper_tma_persistent<nhwc>"
+                                                    : "hopper_tma_conv<nhwc>");
   });
   struct Tile {  // the launch log's tile: what describe() prints (HopperTmaFamily::tile_str)
     const Conv2dProblem& p;
-    bool tall, persistent;
-    std::string str() const { return HopperTmaFamily::tile_str(p, tall, persistent); }
+    bool tall;
+    Schedule sc;
+    std::string str() const { return HopperTmaFamily::tile_str(p, tall, sc); }
   };
-  detail::note_tile(Tile{p, tall, persistent});
+  detail::note_tile(Tile{p, tall, sc});
   CUtensorMap ta{}, tb{};
   {
     const cuuint64_t dims[4] = {cuuint64_t(p.c), cuuint64_t(p.w), cuuint64_t(p.h), cuuint64_t(p.n)};
@@ -573,6 +831,9 @@ inline rt::error_t launch_hopper_tma(const Conv2dProblem& p, const std::uint16_t
   pr.n_blocks = g.n_blocks;
   pr.epi = epi;
   const std::int64_t b = g.blocks();
+  if (pingpong)
+    return g.bk == 64 ? detail_hopper::launch_pingpong<T, 64>(ta, tb, pr, b, stream, grid)
+                      : detail_hopper::launch_pingpong<T, 32>(ta, tb, pr, b, stream, grid);
   if (g.bm == 256)
     return g.bk == 64 ? detail_hopper::launch<T, 128, 64, 256>(ta, tb, pr, b, stream, grid)
                       : detail_hopper::launch<T, 128, 32, 256>(ta, tb, pr, b, stream, grid);
