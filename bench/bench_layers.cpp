@@ -45,12 +45,13 @@
 /// inference), and the residual rows on the bottleneck conv3 layers. --set=grouped: the grouped
 /// and depthwise models (torchvision ConvNeXt-T and MobileNetV2 at 224², N1 and N32, both types
 /// and layouts; tests/common/model_layers.hpp), cuDNN beside (the group count from the filter's
-/// C/G channels). --set=padmodes: the SD3.5 VAE's padded 3x3 layers at N1, bf16, both layouts,
-/// with a row per padding mode (pad_zeros, pad_reflect, pad_replicate, pad_circular), each on
-/// the family the router names for the non-zeros modes (forced: the modes are not routed yet),
-/// beside the router row (issue 17: a mode within 5% of zeros). --set=nchw1x1: the 1x1 layers of
-/// ResNet-50 (N1, N32) and of both VAEs (N1) in bf16 NCHW with every method (--methods=all
-/// implied): gemm1x1's NCHW gather against cblocked1x1's repack (issue 14 item 5).
+/// C/G channels), and on the NHWC depthwise layers the row grouped+window (the row-window
+/// kernel, Conv2dOptions::tile = window, forced). --set=padmodes: the SD3.5 VAE's padded 3x3 layers
+/// at N1, bf16, both layouts, with a row per padding mode (pad_zeros, pad_reflect, pad_replicate,
+/// pad_circular), each on the family the router names for the non-zeros modes (forced: the modes
+/// are not routed yet), beside the router row (issue 17: a mode within 5% of zeros). --set=nchw1x1:
+/// the 1x1 layers of ResNet-50 (N1, N32) and of both VAEs (N1) in bf16 NCHW with every method
+/// (--methods=all implied): gemm1x1's NCHW gather against cblocked1x1's repack (issue 14 item 5).
 /// model/<model>/N<batch>/<dtype>/<layout>/<rdnaconv|cudnn|miopen>/<stream|graph>: every layer of
 /// the model back to back on one stream, and the same sequence captured once and replayed as a
 /// graph. Counters: TFLOPS = 2*N*K*C*R*S*P*Q / time (Winograd rows are labelled "effective"), GBps
@@ -1036,6 +1037,12 @@ void register_set(const BenchSet& s) {
               [=](benchmark::State& st) { bm_rdnaconv<T, L>(st, q, m, mult, false); });
         }
     }
+    // the grouped family's depthwise row window (Conv2dOptions::tile = window), forced: the
+    // router does not pick it until a device run has measured it (kernels/grouped/README.md)
+    if (kernels::grouped_window_fits(p, lk))
+      reg("grouped+window", [=](benchmark::State& st) {
+        bm_rdnaconv<T, L>(st, p, Method::grouped, mult, false, RowEpi::none, 0, TileChoice::window);
+      });
     if (g_opt.tall_tile && lk == LayoutKind::nhwc && kernels::hopper_tall_fits(p))
       if (const MethodInfo* h = find_method(Method::hopper_tma);
           h && h->can_implement(p, lk) && runs_on_this_gpu(*h)) {

@@ -43,6 +43,8 @@ struct Args {
   std::int64_t sample = std::int64_t(1) << 18;
   // --schedule persistent / pingpong: hopper_tma's versions 6 / 8
   Schedule schedule = Schedule::automatic;
+  // --tile: Conv2dOptions::tile of every plan (e.g. window: the grouped family's row window)
+  TileChoice tile = TileChoice::automatic;
 };
 
 int usage(const char* why) {
@@ -52,7 +54,8 @@ int usage(const char* why) {
                "--dtype fp16|bf16|all --layout nchw|nhwc|both --method NAME|router|all [--atom "
                "native|gfx11|gfx12] "
                "[--count N] [--seed S] [--sample N] [--variants N] [--schedule "
-               "automatic|per_tile|persistent|pingpong]\n"
+               "automatic|per_tile|persistent|pingpong] [--tile "
+               "automatic|main|small|tall|window]\n"
                "       rdnaconv_check --mode fuzz --seed S --count N [--atom "
                "native|gfx11|gfx12|all] [--seconds T]\n",
                why);
@@ -155,6 +158,15 @@ int main(int argc, char** argv) {
         a.schedule = Schedule::pingpong;
       else
         return usage("bad --schedule");
+    } else if (k == "--tile") {
+      bool found = false;
+      for (TileChoice t : {TileChoice::automatic, TileChoice::main, TileChoice::small,
+                           TileChoice::tall, TileChoice::window})
+        if (v == to_string(t)) {
+          a.tile = t;
+          found = true;
+        }
+      if (!found) return usage("bad --tile");
     } else
       return usage(("unknown option " + k).c_str());
   }
@@ -312,6 +324,7 @@ int main(int argc, char** argv) {
             rq.variants = variants;
             rq.max_checked = max_checked;
             rq.schedule = a.schedule;
+            rq.tile = a.tile;
             if (mode == "stability") {
               rq.data = DataKind::real;
               rq.variants = {Variant{Activation::gelu, true, DType::f32, DType::same}};

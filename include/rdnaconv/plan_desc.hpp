@@ -203,6 +203,23 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
               "rdnaconv: Conv2dOptions::tile=tall (hopper_tma's 256 x 128 block) needs K <= 128, "
               "not K = " +
                   std::to_string(p.k)};
+  } else if (o.tile == TileChoice::window) {  // the grouped family's depthwise row window
+    if (d.method != Method::grouped)
+      return {StatusCode::method_not_applicable,
+              std::string("rdnaconv: Conv2dOptions::tile=window is the grouped family's depthwise "
+                          "row-window kernel; the plan's method is ") +
+                  to_string(d.method)};
+    if (!kernels::grouped_window_fits(p, layout))
+      return {StatusCode::method_not_applicable,
+              "rdnaconv: Conv2dOptions::tile=window (the depthwise row-window kernel) needs NHWC, "
+              "K = C = groups with C % 8 == 0, a square 3x3, 5x5 or 7x7 filter, stride 1 or 2 "
+              "(the same both ways), no dilation and zero padding; not " +
+                  detail::describe(p) + " " + to_string(layout)};
+    if (o.x_align != 16)
+      return {StatusCode::method_not_applicable,
+              "rdnaconv: Conv2dOptions::tile=window reads x in 16-byte vectors: it needs "
+              "Conv2dOptions::x_align = 16, not " +
+                  std::to_string(o.x_align)};
   } else if (o.tile == TileChoice::main && d.method == Method::hopper_tma) {
     // hopper_tma's own 128-row block: the choice that keeps the router's tall rule off
   } else if (o.tile != TileChoice::automatic) {
@@ -327,6 +344,8 @@ inline std::string plan_kernels(const PlanDesc& d) {
     k = "hopper_tma_persistent<nhwc>";  // version 6's kernel (hopper_tma.hpp)
   if (d.method == Method::hopper_tma && d.options.schedule == Schedule::pingpong)
     k = "hopper_tma_pingpong<nhwc>";  // version 8's kernel (hopper_tma.hpp)
+  if (d.method == Method::grouped && d.options.tile == TileChoice::window)
+    k = "grouped_depthwise_window<nhwc>";  // the row window (grouped.hpp)
   if (d.split_k > 1) {  // the split-K engine kernel in place of the plain one, then the reduction
     const std::size_t at = k.find("conv_gemm<");
     if (at != std::string::npos) k.replace(at, 10, "conv_gemm_splitk<");
@@ -342,6 +361,8 @@ inline std::string plan_own_tile(const PlanDesc& d) {
   if (d.method == Method::hopper_tma)
     return kernels::HopperTmaFamily::tile_str(d.problem, d.options.tile == TileChoice::tall,
                                               d.options.schedule);
+  if (d.method == Method::grouped && d.options.tile == TileChoice::window)
+    return kernels::GroupedFamily::tile_str(d.problem, d.layout, true);
   const MethodInfo* mi = find_method(d.method);
   return mi ? mi->tile_str(d.problem, d.layout) : std::string();
 }

@@ -71,8 +71,10 @@ enum class AtomKind : std::uint8_t { native, gfx11, gfx12, fma };
 /// K <= its filter block, the small row for small grids where the router's table says so), main
 /// (the family's own row, also for thin K; hopper_tma's 128 x 128 block), small (64 x 64
 /// blocks, kernels/common/tiles.hpp); tall: the hopper_tma family's 256 x 128 block for
-/// K <= 128 (kernels/hopper/README.md), which automatic takes where the sm90 router's rule says.
-enum class TileChoice : std::uint8_t { automatic, main, small, tall };
+/// K <= 128 (kernels/hopper/README.md), which automatic takes where the sm90 router's rule says;
+/// window: the grouped family's depthwise row-window kernel on NHWC (kernels/grouped/README.md),
+/// forced only until a device run has tested and measured it.
+enum class TileChoice : std::uint8_t { automatic, main, small, tall, window };
 
 /// How a family that tiles itself walks its tiles (Conv2dOptions::schedule): automatic (the
 /// plan's choice: one block per tile today), per_tile (one block per output tile, as every
@@ -202,6 +204,8 @@ constexpr const char* to_string(TileChoice t) {
       return "small";
     case TileChoice::tall:
       return "tall";
+    case TileChoice::window:
+      return "window";
   }
   return "?";
 }

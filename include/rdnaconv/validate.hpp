@@ -44,7 +44,10 @@ struct Conv2dOptions {
   /// who measured their shape. main / small: a direct engine method's rows; forcing them on a
   /// family with its own tiling (Winograd, grouped; small on hopper_tma) is refused with
   /// method_not_applicable. main on hopper_tma: its 128 x 128 block (the router's tall rule
-  /// off). tall: hopper_tma's 256 x 128 block (K <= 128), refused elsewhere.
+  /// off). tall: hopper_tma's 256 x 128 block (K <= 128), refused elsewhere. window: the grouped
+  /// family's depthwise row-window kernel (NHWC, K = C, C % 8 == 0, square 3x3 / 5x5 / 7x7
+  /// filter, stride 1 or 2, no dilation, zero padding, x_align 16; kernels/grouped/README.md),
+  /// refused elsewhere.
   TileChoice tile = TileChoice::automatic;
   /// The tile walk (Schedule): automatic (the default: the plan's choice), per_tile, persistent
   /// or pingpong (hopper_tma only; refused elsewhere with method_not_applicable).
@@ -157,7 +160,7 @@ inline std::string describe(const Conv2dProblem& p) {
       {"bias_type", unsigned(o.bias_type), unsigned(DType::same)},
       {"out_type", unsigned(o.out_type), unsigned(DType::same)},
       {"method", unsigned(o.method), unsigned(Method::hopper_halo)},
-      {"tile", unsigned(o.tile), unsigned(TileChoice::tall)},
+      {"tile", unsigned(o.tile), unsigned(TileChoice::window)},
       {"schedule", unsigned(o.schedule), unsigned(Schedule::pingpong)},
   };
   for (const Field& f : fields)

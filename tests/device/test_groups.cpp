@@ -7,6 +7,9 @@
 ///               not, the NCHW input strip staged or not, filter vectors crossing groups,
 ///               channel multipliers), bit for bit against the float64 host reference on
 ///               integer data, with a residual in place and an fp32 output too;
+///   Window      the depthwise row-window kernel (Conv2dOptions::tile = window; forced only, not
+///               yet run on a GPU): every filter width and stride it is built for, runs cut by
+///               the row's end, padding, slices, batches; its launch and describe();
 /// (Tensors over 2^31 elements: test_big.cpp, BigTensor.Grouped*.)
 /// Through the harness's per-configuration plan (check_entry(...).plan_run), as test_splitk.cpp:
 /// this unit instantiates no Plan. Not yet run on a GPU (kernels/grouped/README.md); skipped
@@ -20,6 +23,7 @@
 
 #include "common/check.hpp"
 #include "common/dev_buf.hpp"
+#include "common/expect_cases.hpp"
 #include "rdnaconv/reference/host_conv.hpp"
 
 using namespace rdnaconv;
@@ -179,4 +183,79 @@ TEST(GroupedPaths, Bf16Nhwc) {
 }
 TEST(GroupedPaths, Bf16Nchw) {
   check_paths(DType::bf16, LayoutKind::nchw);
+}
+
+// ---- The depthwise row window (grouped_depthwise_window, Conv2dOptions::tile = window) ----
+
+namespace {
+
+/// Shapes for the row-window kernel: every filter width (3, 5, 7) and stride (1, 2) it is built
+/// for; output rows that are not a multiple of its 4-pixel runs (1, 2, 3 pixels left); padding
+/// that puts whole runs and whole filter rows outside the image; C below, at and above one slice
+/// of 32 filter vectors (and not a power of two); batches > 1 (runs crossing images' rows).
+std::vector<Case> window_cases() {
+  return {
+      {"window 3x3 s1 p1 C=8, 1x1 image", make_problem(1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 8)},
+      {"window 3x3 s1 p1 C=32, Q=9 (one pixel past two runs)",
+       make_problem(2, 32, 7, 9, 32, 3, 3, 1, 1, 1, 32)},
+      {"window 3x3 s2 p1 C=24 (MobileNetV2), Q=6",
+       make_problem(1, 24, 11, 12, 24, 3, 3, 2, 1, 1, 24)},
+      {"window 3x3 s2 VAE pad (0,1,0,1), C=16",
+       with_pads(make_problem(2, 16, 10, 13, 16, 3, 3, 2, 0, 1, 16), 0, 1, 0, 1)},
+      {"window 5x5 s1 p2 C=40 (5 vectors of a slice of 8)",
+       make_problem(1, 40, 9, 10, 40, 5, 5, 1, 2, 1, 40)},
+      {"window 5x5 s2 p2 C=264 (two slices, the second partly empty)",
+       make_problem(1, 264, 13, 15, 264, 5, 5, 2, 2, 1, 264)},
+      {"window 7x7 s1 p3 C=96 (ConvNeXt-T stage 1), Q=14",
+       make_problem(1, 96, 14, 14, 96, 7, 7, 1, 3, 1, 96)},
+      {"window 7x7 s1 p3 C=64, 3x7 image (filter rows outside it)",
+       make_problem(3, 64, 3, 7, 64, 7, 7, 1, 3, 1, 64)},
+      {"window 7x7 s2 p3 C=56, Q=7", make_problem(2, 56, 13, 13, 56, 7, 7, 2, 3, 1, 56)},
+      {"window 7x7 s1 p0 (valid), C=8, Q=2", make_problem(1, 8, 9, 8, 8, 7, 7, 1, 0, 1, 8)},
+      {"window 3x3 s1 asymmetric pad (2,0,0,2), C=48",
+       with_pads(make_problem(1, 48, 8, 11, 48, 3, 3, 1, 0, 1, 48), 2, 0, 0, 2)},
+  };
+}
+
+}  // namespace
+
+// Bit for bit on integer data, then real data against the tolerance model, fp16 and bf16, the 8
+// standard epilogue variants (bias, activations, residual in place, fp32 output).
+TEST(GroupedWindow, MatchesTheDeviceReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const std::vector<Case> cases = window_cases();
+  for (const Case& c : cases)
+    ASSERT_TRUE(kernels::grouped_window_fits(c.p, LayoutKind::nhwc)) << c.what;
+  expect_nhwc_cases_pass_both_types(cases, Method::grouped, 9100, 9200, TileChoice::window);
+}
+
+// The plan with tile = window launches the row-window kernel, as describe() says, and the
+// automatic plan of the same problem does not (the router does not pick it before a device run
+// has measured it).
+TEST(GroupedWindow, LaunchesTheWindowKernel) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  PlanScratch b(std::size_t(1) << 20);
+  ASSERT_TRUE(b.ok());
+  const CheckEntry e = check_entry(DType::bf16, LayoutKind::nhwc, AtomKind::native);
+  ASSERT_NE(e.plan_run, nullptr);
+  for (const Case& c : window_cases())
+    for (const TileChoice t : {TileChoice::window, TileChoice::automatic}) {
+      PlanRun r;
+      r.p = c.p;
+      r.o.tile = t;
+      b.attach(r);
+      std::vector<std::string> kernels, tiles;
+      const Status s = plan_run_logged(e, r, kernels, tiles);
+      ASSERT_TRUE(s.ok()) << c.what << ": " << s.message();
+      ASSERT_EQ(kernels.size(), 2u) << c.what;
+      EXPECT_EQ(kernels[0], "pack_grouped") << c.what;
+      const std::string want =
+          t == TileChoice::window ? "grouped_depthwise_window<nhwc>" : "grouped_depthwise<nhwc>";
+      EXPECT_EQ(kernels[1], want) << c.what;
+      EXPECT_EQ(r.kernels, want) << c.what;
+      ASSERT_EQ(tiles.size(), 1u) << c.what;
+      EXPECT_EQ(tiles[0], r.tile) << c.what;
+      EXPECT_EQ(r.tile.find("row window") != std::string::npos, t == TileChoice::window)
+          << c.what << ": " << r.tile;
+    }
 }

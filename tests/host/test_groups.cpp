@@ -212,6 +212,109 @@ TEST(Groups, GeometryStaysInsideTheLimits) {
     }
 }
 
+// The depthwise row window (Conv2dOptions::tile = window): forced only, on the problems it is
+// built for; the plan names its kernel and tile and says it is not device-tested; everything
+// else is refused with the rule; automatic plans never take it.
+TEST(Groups, RowWindowIsForcedOnlyAndRefusedOutsideItsShapes) {
+  using kernels::grouped_window_fits;
+  const Conv2dProblem cnx = make_problem(1, 96, 56, 56, 96, 7, 7, 1, 3, 1, 96);     // ConvNeXt-T
+  const Conv2dProblem mb2 = make_problem(1, 144, 56, 56, 144, 3, 3, 2, 1, 1, 144);  // MobileNetV2
+  EXPECT_TRUE(grouped_window_fits(cnx, LayoutKind::nhwc));
+  EXPECT_TRUE(grouped_window_fits(mb2, LayoutKind::nhwc));
+  EXPECT_TRUE(grouped_window_fits(make_problem(2, 8, 5, 5, 8, 5, 5, 1, 2, 1, 8), LayoutKind::nhwc));
+  // not built for: NCHW, multiplier 2, C % 8, 1x1 / 9x9 / 3x5 filters, stride 3 or 2x1,
+  // dilation, a padding mode other than zeros, groups 1
+  EXPECT_FALSE(grouped_window_fits(cnx, LayoutKind::nchw));
+  EXPECT_FALSE(
+      grouped_window_fits(make_problem(1, 16, 8, 8, 32, 3, 3, 1, 1, 1, 16), LayoutKind::nhwc));
+  EXPECT_FALSE(
+      grouped_window_fits(make_problem(1, 20, 8, 8, 20, 3, 3, 1, 1, 1, 20), LayoutKind::nhwc));
+  for (const auto& [r, s] : {std::pair{1, 1}, {9, 9}, {3, 5}})
+    EXPECT_FALSE(
+        grouped_window_fits(make_problem(1, 16, 8, 8, 16, r, s, 1, 0, 1, 16), LayoutKind::nhwc));
+  EXPECT_FALSE(
+      grouped_window_fits(make_problem(1, 16, 9, 9, 16, 3, 3, 3, 1, 1, 16), LayoutKind::nhwc));
+  Conv2dProblem q = make_problem(1, 16, 9, 9, 16, 3, 3, 2, 1, 1, 16);
+  q.stride_w = 1;
+  EXPECT_FALSE(grouped_window_fits(q, LayoutKind::nhwc));
+  EXPECT_FALSE(
+      grouped_window_fits(make_problem(1, 16, 9, 9, 16, 3, 3, 1, 2, 2, 16), LayoutKind::nhwc));
+  q = cnx;
+  q.pad_mode = PadMode::reflect;
+  EXPECT_FALSE(grouped_window_fits(q, LayoutKind::nhwc));
+  EXPECT_FALSE(grouped_window_fits(make_problem(1, 16, 9, 9, 16, 3, 3, 1, 1), LayoutKind::nhwc));
+
+  PlanDesc d;
+  Conv2dOptions o;
+  o.tile = TileChoice::window;
+  ASSERT_TRUE(plan(d, cnx, LayoutKind::nhwc, o).ok());
+  EXPECT_EQ(d.method, Method::grouped);
+  EXPECT_EQ(d.options.tile, TileChoice::window);
+  std::string text = describe_plan(d);
+  EXPECT_TRUE(has(text, "kernels=[grouped_depthwise_window<nhwc>]")) << text;
+  EXPECT_TRUE(has(text, "depthwise row window")) << text;
+  EXPECT_TRUE(has(text, "4 consecutive output pixels of a row")) << text;
+  EXPECT_TRUE(has(text, "each filter row's 10 input vectors")) << text;  // 3 + 7
+  EXPECT_EQ(has(text, "[not device-tested]"), !kernels::kGroupedWindowDeviceTested) << text;
+  EXPECT_EQ(d.workspace_bytes, 0u);
+  EXPECT_EQ(d.packed_weight_bytes, 49u * 96 * 2);  // the plain kernel's packing
+  ASSERT_TRUE(plan(d, mb2, LayoutKind::nhwc, o).ok());
+  text = describe_plan(d);
+  EXPECT_TRUE(has(text, "each filter row's 9 input vectors")) << text;  // 3 x 2 + 3
+  // automatic: the plain depthwise kernel (the router does not pick the window before a device
+  // run has measured it)
+  for (const Conv2dProblem& p : {cnx, mb2}) {
+    ASSERT_TRUE(plan(d, p).ok());
+    EXPECT_EQ(d.options.tile, TileChoice::automatic);
+    EXPECT_TRUE(has(describe_plan(d), "kernels=[grouped_depthwise<nhwc>]")) << describe_plan(d);
+  }
+  // refusals, each naming its rule
+  Status s = plan(d, cnx, LayoutKind::nchw, o);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_TRUE(has(s.message(), "tile=window (the depthwise row-window kernel) needs NHWC"))
+      << s.message();
+  s = plan(d, make_problem(1, 16, 9, 9, 16, 3, 3, 1, 2, 2, 16), LayoutKind::nhwc, o);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_TRUE(has(s.message(), "no dilation")) << s.message();
+  s = plan(d, make_problem(1, 16, 9, 9, 16, 3, 3, 1, 1), LayoutKind::nhwc, o);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_TRUE(has(s.message(), "tile=window is the grouped family's")) << s.message();
+  o.x_align = 8;
+  s = plan(d, cnx, LayoutKind::nhwc, o);
+  EXPECT_EQ(s.code(), StatusCode::method_not_applicable);
+  EXPECT_TRUE(has(s.message(), "x_align = 16, not 8")) << s.message();
+  // window on the other families' tiles is refused by them: tall, main and small are not
+  // the grouped family's
+  o = {};
+  o.tile = TileChoice::small;
+  EXPECT_EQ(plan(d, cnx, LayoutKind::nhwc, o).code(), StatusCode::method_not_applicable);
+}
+
+// The row window's geometry: runs of 4 pixels, the plain kernel's slices, weights in shared
+// memory for every filter it is built for, work covering every run.
+TEST(Groups, RowWindowGeometry) {
+  using kernels::grouped_geometry;
+  const Conv2dProblem p = make_problem(2, 768, 7, 7, 768, 7, 7, 1, 3, 1, 768);
+  const kernels::GroupedGeometry g = grouped_geometry(p, LayoutKind::nhwc, true);
+  EXPECT_TRUE(g.window);
+  EXPECT_EQ(g.pw, kernels::kGroupedWindowPixels);
+  EXPECT_EQ(g.kvb, 32);
+  EXPECT_EQ(g.ppb, 8);
+  EXPECT_TRUE(g.w_smem);
+  EXPECT_EQ(g.smem_bytes, 49 * 32 * 16);
+  const std::int64_t runs = 2 * 7 * 2;  // N x P x ceil(7 / 4)
+  EXPECT_EQ(g.work, (96 / 32) * ((runs + 7) / 8));
+  EXPECT_FALSE(grouped_geometry(p, LayoutKind::nhwc).window);
+  for (int s : {3, 5, 7})
+    for (int c : {8, 40, 1024}) {
+      const kernels::GroupedGeometry h = grouped_geometry(
+          make_problem(1, c, 9, 9, c, s, s, 1, s / 2, 1, c), LayoutKind::nhwc, true);
+      EXPECT_TRUE(h.w_smem) << s << " " << c;
+      EXPECT_LE(h.smem_bytes, kernels::kGroupedSmemCap);
+      EXPECT_EQ(h.kvb * h.ppb, kernels::kGroupedThreads);
+    }
+}
+
 // A grouped convolution is G dense convolutions: group g's filters on group g's channels.
 TEST(Groups, HostReferenceEqualsSeparateConvolutionsOnSlices) {
   for (LayoutKind l : {LayoutKind::nchw, LayoutKind::nhwc}) {

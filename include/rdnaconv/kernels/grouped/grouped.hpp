@@ -181,6 +181,88 @@ __global__ void __launch_bounds__(kGroupedThreads)
   }
 }
 
+/// Depthwise on NHWC, the row window (README.md "Row window"; grouped_window_fits: K = C,
+/// C % 8 == 0, x 16-byte aligned, an S x S filter, stride ST both ways, no dilation, zero
+/// padding). Work item = (slice of kvb filter vectors, block of ppb runs), slice-major; a run is
+/// PW consecutive output pixels of one row (the last run of a row may be shorter); thread t:
+/// filter vector t % kvb of the slice, run t / kvb. Per filter row the thread loads the
+/// (PW - 1) ST + S input vectors its PW pixels read, all issued before any is used (the plain
+/// kernel issues one load per tap and waits on it), then does the row's S x PW vector products
+/// from the registers. The slice's weights [S*S][kvb] sit in shared memory as in the plain
+/// kernel.
+template <DType T, int S, int ST>
+__global__ void __launch_bounds__(kGroupedThreads)
+    grouped_depthwise_window(const RDNACONV_GRID_CONSTANT GroupedParams g) {
+  constexpr int PW = kGroupedWindowPixels;
+  constexpr int SPAN = (PW - 1) * ST + S;  // input vectors of one filter row
+  extern __shared__ uint4 grouped_w_smem[];
+  const int tv = int(threadIdx.x) % g.kvb, tr = int(threadIdx.x) / g.kvb;
+  const int runs_q = (g.q + PW - 1) / PW;  // runs per output row
+  const std::int64_t runs = std::int64_t(g.n) * g.p * runs_q;
+  const std::int64_t run_blocks = (runs + g.ppb - 1) / g.ppb;
+  std::int64_t loaded = -1;
+  for (std::int64_t item = blockIdx.x; item < g.work; item += gridDim.x) {
+    const std::int64_t slice = item / run_blocks;
+    const std::int64_t rb = item - slice * run_blocks;
+    if (slice != loaded) {  // block-uniform
+      __syncthreads();      // the previous slice's readers are done
+      for (int i = int(threadIdx.x); i < S * S * g.kvb; i += blockDim.x) {
+        const int tap = i / g.kvb;
+        const std::int64_t kvi = slice * g.kvb + (i - tap * g.kvb);
+        grouped_w_smem[i] = kvi < g.kv
+                                ? arch::load_global16(g.wpk + std::int64_t(tap) * g.k_pad + kvi * 8)
+                                : make_uint4(0, 0, 0, 0);
+      }
+      __syncthreads();
+      loaded = slice;
+    }
+    const std::int64_t kvi = slice * g.kvb + tv;
+    const std::int64_t run = rb * g.ppb + tr;
+    if (kvi >= g.kv || run >= runs) continue;
+    const int k0 = int(kvi) * 8;
+    const std::int64_t row = run / runs_q;  // n * P + p
+    const int q0 = int(run - row * runs_q) * PW;
+    const std::int64_t n = row / g.p;
+    const int op = int(row - n * g.p);
+    const int ih0 = op * ST - g.pad_top, iw0 = q0 * ST - g.pad_left;
+    const std::uint16_t* xn = g.x + n * g.h * std::int64_t(g.w) * g.c + k0;
+    float acc[PW][8];
+#pragma unroll
+    for (int o = 0; o < PW; ++o)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[o][j] = 0.f;
+#pragma unroll
+    for (int r = 0; r < S; ++r) {
+      const int ih = ih0 + r;
+      if (ih < 0 || ih >= g.h) continue;  // the padding adds nothing
+      const std::uint16_t* xr = xn + std::int64_t(ih) * g.w * g.c;
+      uint4 xv[SPAN];
+#pragma unroll
+      for (int j = 0; j < SPAN; ++j) {
+        const int iw = iw0 + j;
+        xv[j] = iw >= 0 && iw < g.w ? arch::load_global16(xr + std::int64_t(iw) * g.c)
+                                    : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        float wf[8];
+        grouped::unpack8<T>(grouped_w_smem[(r * S + s) * g.kvb + tv], wf);
+#pragma unroll
+        for (int o = 0; o < PW; ++o) {
+          float xf[8];
+          grouped::unpack8<T>(xv[o * ST + s], xf);
+#pragma unroll
+          for (int j = 0; j < 8; ++j) acc[o][j] = fmaf(xf[j], wf[j], acc[o][j]);
+        }
+      }
+    }
+#pragma unroll
+    for (int o = 0; o < PW; ++o)
+      if (q0 + o < g.q)
+        grouped::store8(g.epi, (row * g.q + q0 + o) * g.k + k0, 1, k0, g.k, g.vec_y, acc[o]);
+  }
+}
+
 /// Depthwise on NCHW. Work item = (group of bpl planes (n, k), strip of bp output rows, strip of
 /// bq output columns); thread t: column t % bq, row (t / bq) % bp, plane t / (bq bp). Staged:
 /// the block first copies the rows_in x cols_in input window of each plane into shared memory
@@ -350,14 +432,17 @@ inline rt::error_t launch_pack_grouped(const Conv2dProblem& p, const std::uint16
 
 /// One convolution: the kernel the geometry names (grouped_geometry), noted in the launch log
 /// by the branch that launches it, with the family's tile (GroupedFamily::tile_str).
+/// window: the row-window kernel (Conv2dOptions::tile = window; the plan checked
+/// grouped_window_fits and x_align 16).
 template <DType T, LayoutKind L>
 inline rt::error_t launch_grouped(const Conv2dProblem& p, const std::uint16_t* x,
                                   const std::uint16_t* wpk, const EpilogueParams& epi,
-                                  rt::stream_t stream) {
-  const GroupedGeometry geo = grouped_geometry(p, L);
+                                  rt::stream_t stream, bool window = false) {
+  const GroupedGeometry geo = grouped_geometry(p, L, window);
   struct Tile {  // the launch log's tile: what describe() prints (GroupedFamily::tile_str)
     const Conv2dProblem& p;
-    std::string str() const { return GroupedFamily::tile_str(p, L); }
+    bool window;
+    std::string str() const { return GroupedFamily::tile_str(p, L, window); }
   };
   GroupedParams g{};
   static_cast<ConvDims&>(g) = conv_dims(p);
@@ -391,17 +476,34 @@ inline rt::error_t launch_grouped(const Conv2dProblem& p, const std::uint16_t* x
   const std::string tag = std::string(to_string(L)) + (remap ? " remap>" : ">");
   if (!geo.depthwise) {
     detail::note_launch([&] { return "grouped_direct<" + tag; });
-    detail::note_tile(Tile{p});
+    detail::note_tile(Tile{p, false});
     auto* kernel = remap ? &grouped_direct<T, L, true> : &grouped_direct<T, L, false>;
     kernel<<<blocks, kGroupedThreads, 0, stream>>>(g);
   } else if constexpr (L == LayoutKind::nhwc) {
+    if (geo.window) {
+      detail::note_launch([] { return std::string("grouped_depthwise_window<nhwc>"); });
+      detail::note_tile(Tile{p, true});
+      const auto pick = [&p]() -> void (*)(GroupedParams) {
+        const bool s2 = p.stride_w == 2;
+        switch (p.s) {
+          case 3:
+            return s2 ? &grouped_depthwise_window<T, 3, 2> : &grouped_depthwise_window<T, 3, 1>;
+          case 5:
+            return s2 ? &grouped_depthwise_window<T, 5, 2> : &grouped_depthwise_window<T, 5, 1>;
+          default:
+            return s2 ? &grouped_depthwise_window<T, 7, 2> : &grouped_depthwise_window<T, 7, 1>;
+        }
+      };
+      pick()<<<blocks, kGroupedThreads, smem, stream>>>(g);
+      return rt::get_last_error();
+    }
     detail::note_launch([&] { return "grouped_depthwise<" + tag; });
-    detail::note_tile(Tile{p});
+    detail::note_tile(Tile{p, false});
     auto* kernel = remap ? &grouped_depthwise_nhwc<T, true> : &grouped_depthwise_nhwc<T, false>;
     kernel<<<blocks, kGroupedThreads, smem, stream>>>(g);
   } else {
     detail::note_launch([&] { return "grouped_depthwise<" + tag; });
-    detail::note_tile(Tile{p});
+    detail::note_tile(Tile{p, false});
     auto* kernel = remap ? &grouped_depthwise_nchw<T, true> : &grouped_depthwise_nchw<T, false>;
     kernel<<<blocks, unsigned(geo.threads), smem, stream>>>(g);
   }

@@ -32,6 +32,28 @@ constexpr int grouped_pow2_at_least(std::int64_t v, int cap) {
   return p;
 }
 
+/// The depthwise row-window kernel (grouped_depthwise_window, README.md "Row window"): output
+/// pixels per thread, consecutive along a row. 4: a 7x7 filter's row reads 4 + 6 = 10 input
+/// vectors for 4 x 7 = 28 vector products (the plain kernel: 1 vector per product, one tap at a
+/// time), and the 10 loads of a row are independent, so they are in flight together; 8 would
+/// halve the re-reads again but leave too few threads at batch 1 (ConvNeXt-T's 7² x 768 layer:
+/// 7 x 1 x 96 = 672 threads).
+inline constexpr int kGroupedWindowPixels = 4;
+/// The row-window kernel has not run on a GPU yet: describe() says so, and the router does not
+/// pick it (Conv2dOptions::tile = window forces it).
+inline constexpr bool kGroupedWindowDeviceTested = false;
+
+/// Whether the row-window kernel is built for a problem on a layout: depthwise with channel
+/// multiplier 1 (K = C) on NHWC, C % 8 == 0 (x in 16-byte vectors along C), a square 3x3, 5x5
+/// or 7x7 filter (its width is the template's), the same stride 1 or 2 both ways, no dilation,
+/// zero padding. (x_align 16 is the plan's check.)
+constexpr bool grouped_window_fits(const Conv2dProblem& p, LayoutKind l) {
+  return l == LayoutKind::nhwc && p.groups > 1 && p.c_per_group() == 1 && p.k == p.c &&
+         p.c % 8 == 0 && p.r == p.s && (p.s == 3 || p.s == 5 || p.s == 7) &&
+         p.stride_h == p.stride_w && (p.stride_w == 1 || p.stride_w == 2) && p.dil_h == 1 &&
+         p.dil_w == 1 && p.pad_mode == PadMode::zeros;
+}
+
 /// The block geometry of a grouped problem on a layout (host and device agree through this one
 /// function; describe() prints it).
 struct GroupedGeometry {
@@ -39,8 +61,11 @@ struct GroupedGeometry {
   int k_pad = 8;           ///< K rounded up to 8
   int kv = 1;              ///< 8-filter vectors: k_pad / 8
   // depthwise NHWC: a block is kvb filter vectors (one slice of K) x ppb output pixels; the
-  // slice's weights [R*S][kvb x 8] sit in shared memory (w_smem) unless they exceed the cap
+  // slice's weights [R*S][kvb x 8] sit in shared memory (w_smem) unless they exceed the cap.
+  // The row window (window): ppb runs of pw pixels along a row instead of ppb pixels.
   int kvb = 1, ppb = 1;
+  bool window = false;
+  int pw = 1;
   bool w_smem = false;
   // depthwise NCHW: a block is bpl (n, k) planes x bp output rows x bq output columns, threads
   // along the columns; the input rows and columns the strip reads (rows_in x cols_in per plane,
@@ -52,7 +77,9 @@ struct GroupedGeometry {
   std::int64_t work = 0;          ///< blocks of work (the grid strides over them)
 };
 
-constexpr GroupedGeometry grouped_geometry(const Conv2dProblem& p, LayoutKind l) {
+/// window: the row-window kernel's geometry (the caller checked grouped_window_fits).
+constexpr GroupedGeometry grouped_geometry(const Conv2dProblem& p, LayoutKind l,
+                                           bool window = false) {
   GroupedGeometry g{};
   g.depthwise = p.c_per_group() == 1;
   g.k_pad = int(round_up(p.k, 8));
@@ -69,6 +96,11 @@ constexpr GroupedGeometry grouped_geometry(const Conv2dProblem& p, LayoutKind l)
     g.ppb = kGroupedThreads / g.kvb;
     g.smem_bytes = g.w_smem ? taps * g.kvb * 16 : 0;
     g.work = ceil_div(g.kv, g.kvb) * ceil_div(p.gemm_m(), g.ppb);
+    if (window) {  // 7x7 x 32 vectors x 16 B = 25 KiB: the weights always fit
+      g.window = true;
+      g.pw = kGroupedWindowPixels;
+      g.work = ceil_div(g.kv, g.kvb) * ceil_div(p.n * p.p() * ceil_div(p.q(), g.pw), g.ppb);
+    }
     return g;
   }
   g.bq = grouped_pow2_at_least(p.q(), 64);
@@ -127,7 +159,18 @@ struct GroupedFamily {
   static constexpr std::int64_t k_steps(const Conv2dProblem&, ArchClass) { return 0; }
   /// What describe() prints as the tile.
   static std::string tile_str(const Conv2dProblem& p, LayoutKind l) {
-    const GroupedGeometry g = grouped_geometry(p, l);
+    return tile_str(p, l, false);
+  }
+  /// window: the row-window kernel's (Conv2dOptions::tile = window).
+  static std::string tile_str(const Conv2dProblem& p, LayoutKind l, bool window) {
+    const GroupedGeometry g = grouped_geometry(p, l, window);
+    if (window)
+      return "depthwise row window (no matrix units): 8 filters x " + std::to_string(g.pw) +
+             " consecutive output pixels of a row per thread, " + std::to_string(g.kvb * 8) +
+             " filters x " + std::to_string(g.ppb) + " runs per block, each filter row's " +
+             std::to_string((g.pw - 1) * p.stride_w + p.s) +
+             " input vectors loaded together, weights [R*S][" + std::to_string(g.kvb * 8) +
+             "] in shared memory" + (kGroupedWindowDeviceTested ? "" : " [not device-tested]");
     if (!g.depthwise)
       return "direct (no matrix units): 8 filters x 1 output pixel per thread, " +
              std::to_string(kGroupedThreads) + " threads, weights [R*S][C/G][K_pad] read as " +

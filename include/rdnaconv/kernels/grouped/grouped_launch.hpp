@@ -13,7 +13,8 @@ template <>
 struct Launcher<GroupedFamily> {
   template <ArchClass, DType T, AtomKind, LayoutKind L>
   static rt::error_t run(const LaunchArgs& r) {
-    return launch_grouped<T, L>(r.d.problem, r.x, r.packed, r.epi, r.stream);
+    return launch_grouped<T, L>(r.d.problem, r.x, r.packed, r.epi, r.stream,
+                                r.d.options.tile == TileChoice::window);
   }
   template <DType, LayoutKind>
   static rt::error_t prepack(const PrepackArgs& a) {
