@@ -213,7 +213,7 @@ inline bool auto_small_tile(const Conv2dProblem& p, const MethodInfo& mi, kernel
       return {StatusCode::method_not_applicable,
               "rdnaconv: Conv2dOptions::tile=window (the depthwise row-window kernel) needs NHWC, "
               "K = C = groups with C % 8 == 0, a square 3x3, 5x5 or 7x7 filter, stride 1 or 2 "
-              "(the same both ways), no dilation and zero padding; not " +
+              "(the same both ways; 7x7: stride 1), no dilation and zero padding; not " +
                   detail::describe(p) + " " + to_string(layout)};
     if (o.x_align != 16)
       return {StatusCode::method_not_applicable,

@@ -234,6 +234,10 @@ TEST(Groups, RowWindowIsForcedOnlyAndRefusedOutsideItsShapes) {
         grouped_window_fits(make_problem(1, 16, 8, 8, 16, r, s, 1, 0, 1, 16), LayoutKind::nhwc));
   EXPECT_FALSE(
       grouped_window_fits(make_problem(1, 16, 9, 9, 16, 3, 3, 3, 1, 1, 16), LayoutKind::nhwc));
+  EXPECT_FALSE(  // 7x7 stride 2: not built (its AMD code used scratch)
+      grouped_window_fits(make_problem(1, 16, 13, 13, 16, 7, 7, 2, 3, 1, 16), LayoutKind::nhwc));
+  EXPECT_TRUE(
+      grouped_window_fits(make_problem(1, 16, 13, 13, 16, 5, 5, 2, 2, 1, 16), LayoutKind::nhwc));
   Conv2dProblem q = make_problem(1, 16, 9, 9, 16, 3, 3, 2, 1, 1, 16);
   q.stride_w = 1;
   EXPECT_FALSE(grouped_window_fits(q, LayoutKind::nhwc));

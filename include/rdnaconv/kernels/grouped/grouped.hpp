@@ -490,8 +490,8 @@ inline rt::error_t launch_grouped(const Conv2dProblem& p, const std::uint16_t* x
             return s2 ? &grouped_depthwise_window<T, 3, 2> : &grouped_depthwise_window<T, 3, 1>;
           case 5:
             return s2 ? &grouped_depthwise_window<T, 5, 2> : &grouped_depthwise_window<T, 5, 1>;
-          default:
-            return s2 ? &grouped_depthwise_window<T, 7, 2> : &grouped_depthwise_window<T, 7, 1>;
+          default:  // 7x7: stride 1 only (grouped_window_fits)
+            return &grouped_depthwise_window<T, 7, 1>;
         }
       };
       pick()<<<blocks, kGroupedThreads, smem, stream>>>(g);

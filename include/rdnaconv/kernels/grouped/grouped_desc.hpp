@@ -35,23 +35,28 @@ constexpr int grouped_pow2_at_least(std::int64_t v, int cap) {
 /// The depthwise row-window kernel (grouped_depthwise_window, README.md "Row window"): output
 /// pixels per thread, consecutive along a row. 4: a 7x7 filter's row reads 4 + 6 = 10 input
 /// vectors for 4 x 7 = 28 vector products (the plain kernel: 1 vector per product, one tap at a
-/// time), and the 10 loads of a row are independent, so they are in flight together; 8 would
-/// halve the re-reads again but leave too few threads at batch 1 (ConvNeXt-T's 7² x 768 layer:
-/// 7 x 1 x 96 = 672 threads).
+/// time), and the 10 loads of a row are independent, so they are in flight together. Measured
+/// (H100): 1.23-2.14x the plain kernel at N32, 0.68-1.08x at N1, where 4 already leaves too
+/// few threads to fill the GPU (README.md "Row window").
 inline constexpr int kGroupedWindowPixels = 4;
-/// The row-window kernel has not run on a GPU yet: describe() says so, and the router does not
-/// pick it (Conv2dOptions::tile = window forces it).
+/// The row-window kernel passed the check CLI (every mode, both types) and compute-sanitizer on
+/// an H100 (twelfth session); its GoogleTest device tests (GroupedWindow.*) have not run:
+/// describe() says "not device-tested" until they pass, and the router does not pick it
+/// (Conv2dOptions::tile = window forces it; README.md "Row window" has its measured rule).
 inline constexpr bool kGroupedWindowDeviceTested = false;
 
 /// Whether the row-window kernel is built for a problem on a layout: depthwise with channel
 /// multiplier 1 (K = C) on NHWC, C % 8 == 0 (x in 16-byte vectors along C), a square 3x3, 5x5
-/// or 7x7 filter (its width is the template's), the same stride 1 or 2 both ways, no dilation,
+/// or 7x7 filter (its width is the template's), the same stride 1 or 2 both ways (7x7: stride 1;
+/// its stride-2 instance, 13 input vectors per filter row, used 32 bytes of scratch on gfx1100
+/// and gfx1201, which CI's AMD report refuses, and no model layer of ours has it), no dilation,
 /// zero padding. (x_align 16 is the plan's check.)
 constexpr bool grouped_window_fits(const Conv2dProblem& p, LayoutKind l) {
   return l == LayoutKind::nhwc && p.groups > 1 && p.c_per_group() == 1 && p.k == p.c &&
          p.c % 8 == 0 && p.r == p.s && (p.s == 3 || p.s == 5 || p.s == 7) &&
-         p.stride_h == p.stride_w && (p.stride_w == 1 || p.stride_w == 2) && p.dil_h == 1 &&
-         p.dil_w == 1 && p.pad_mode == PadMode::zeros;
+         p.stride_h == p.stride_w && (p.stride_w == 1 || p.stride_w == 2) &&
+         !(p.s == 7 && p.stride_w == 2) && p.dil_h == 1 && p.dil_w == 1 &&
+         p.pad_mode == PadMode::zeros;
 }
 
 /// The block geometry of a grouped problem on a layout (host and device agree through this one
