@@ -157,10 +157,14 @@ constexpr RouterThresholds router_thresholds(ArchClass f) {
       t.hopper_tall_min_k = 128;
       t.hopper_tall_min_c = 128;
       t.hopper_tall_min_pixels = 256 * 256;
-      // hopper_tma's ping-pong walk (version 8): off (hopper_pingpong_min_tiles_per_sm stays
-      // kNoLimit) until a device run has tested and measured it; the eleventh session wrote it
-      // and got no GPU. Its first run's rows (the router with 2 tiles per multiprocessor
-      // against hopper_tma+per_tile) decide the value: kernels/hopper/README.md "Version 8".
+      // hopper_tma's ping-pong walk (version 8), H100, 2026-12-08 (twelfth session,
+      // docs/ROUTER.md "Ping-pong walk"): faster than the per-tile kernel on all 42 hopper_tma
+      // rows of both VAEs (bf16 NHWC N1: 1.03-1.74x, geomean 1.27x SD3.5 / 1.21x FLUX.2); with
+      // the rule at 2 tiles per multiprocessor the VAEs ran 1.13x / 1.07x end to end, and the
+      // check CLI (all modes, the router with the rule on) and compute-sanitizer passed. Still
+      // OFF (kNoLimit): its GoogleTest device cases (HopperPingpong.*, the whole suite with the
+      // rule on) have not run - the suite's build did not finish in the session's one lease.
+      // bench/results/s11_prepared_not_run/router_rule_on.patch turns it on (2).
       // cblocked1x1 against gemm1x1 on NCHW 1x1 layers, H100, 2026-12-07 (ninth session,
       // docs/ROUTER.md "cblocked1x1"; bf16, ResNet-50 N1 / N32 and both VAEs): the repack paid
       // for itself where the GEMM re-reads x often (K >= 512: 0.97-1.57x, >= 1.08x on 16 of 18
