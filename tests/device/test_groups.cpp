@@ -212,6 +212,10 @@ std::vector<Case> window_cases() {
        make_problem(3, 64, 3, 7, 64, 7, 7, 1, 3, 1, 64)},
       {"window 7x7 s1 p3 C=56, Q=13", make_problem(2, 56, 13, 13, 56, 7, 7, 1, 3, 1, 56)},
       {"window 7x7 s1 p0 (valid), C=8, Q=2", make_problem(1, 8, 9, 8, 8, 7, 7, 1, 0, 1, 8)},
+      {"window 3x3 s1 pad 4 on a 3x3 image (outputs of pure padding), C=16",
+       make_problem(1, 16, 3, 3, 16, 3, 3, 1, 4, 1, 16)},
+      {"window 5x5 s2 p2 on a 9x1 image (W = 1: one pixel per run), C=8",
+       make_problem(2, 8, 9, 1, 8, 5, 5, 2, 2, 1, 8)},
       {"window 3x3 s1 asymmetric pad (2,0,0,2), C=48",
        with_pads(make_problem(1, 48, 8, 11, 48, 3, 3, 1, 0, 1, 48), 2, 0, 0, 2)},
   };
